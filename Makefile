@@ -1,0 +1,43 @@
+# Two commands do all the set-up on a fresh machine:
+#   make book   build the HTML book, executing every chapter   -> _build/html/index.html
+#   make test   unit tests, every chapter under nbval, a strict build, checks of the site
+VENV    ?= .venv
+PYTHON  ?= python3
+BIN      = $(VENV)/bin
+STAMP    = $(VENV)/.installed
+BUILD_FLAGS = --warningiserror --keep-going
+
+.PHONY: book test lint unit chapters strict-book site bench clean
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
+
+test: lint unit chapters strict-book site
+
+lint: $(STAMP)
+	$(BIN)/ruff check attention_book tests scripts
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests -q
+
+chapters: $(STAMP)
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider book -q
+
+strict-book: $(STAMP)
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger
+	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
+
+site: $(STAMP)
+	@echo "site checks: see tests/site (added with the rendered-site checks)"
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf _build

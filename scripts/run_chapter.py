@@ -1,0 +1,48 @@
+"""Execute one chapter notebook as the build does; print its text outputs or errors.
+
+Usage: python scripts/run_chapter.py book/NN_name.ipynb [--save executed.ipynb]
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("notebook", type=Path)
+    ap.add_argument("--save", type=Path)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args()
+    nb = nbformat.read(args.notebook, as_version=4)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(args.notebook.parent)}})
+    start = time.perf_counter()
+    try:
+        client.execute()
+        status = 0
+    except CellExecutionError as e:
+        print(str(e)[-3000:], file=sys.stderr)
+        status = 1
+    elapsed = time.perf_counter() - start
+    if args.save:
+        nbformat.write(nb, args.save)
+    if not args.quiet:
+        for cell in nb.cells:
+            for out in cell.get("outputs", []):
+                text = out.get("text") or out.get("data", {}).get("text/markdown") or ""
+                if text:
+                    print(text.rstrip())
+                elif "data" in out:
+                    print(f"[{', '.join(out['data'])}]")
+    print(f"{args.notebook}: {'ok' if status == 0 else 'FAILED'} in {elapsed:.1f} s")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
