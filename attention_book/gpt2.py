@@ -8,6 +8,7 @@ Conv1D. Per-head weights: ``W_Q[h]`` is ``[d_model, d_head]``, ``W_O[h]`` is
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -33,7 +34,8 @@ class Config:
         return self.d_model // self.n_head
 
 
-def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+               eps: float = 1e-5) -> np.ndarray:
     """LayerNorm over the last axis: centre, divide by the (biased) std, scale, shift."""
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
@@ -42,7 +44,7 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float =
 
 def gelu_new(x: np.ndarray) -> np.ndarray:
     """GPT-2's tanh approximation of GELU."""
-    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -150,7 +152,7 @@ def attention(w: AttentionWeights, x: np.ndarray, *, causal: bool = True,
     if cache is not None:
         k, v = cache.extend(layer, k, v)
     scores = q @ k.transpose(0, 2, 1)
-    masked = scores / np.sqrt(q.shape[-1])
+    masked = scores / math.sqrt(q.shape[-1])  # a Python float keeps float32
     if causal:
         masked = np.where(causal_mask(q.shape[1], k.shape[1]), -np.inf, masked)
     pattern = softmax(masked)
@@ -249,7 +251,8 @@ class GPT2:
         x = self.embed(token_ids, start=len(cache) if cache else 0)
         out = self.run(x, cache=cache).output
         t = self.tensors
-        return layer_norm(out, t["ln_f.weight"], t["ln_f.bias"], self.config.eps) @ t["wte.weight"].T
+        final = layer_norm(out, t["ln_f.weight"], t["ln_f.bias"], self.config.eps)
+        return final @ t["wte.weight"].T
 
 
 @functools.lru_cache(maxsize=1)

@@ -11,7 +11,8 @@ from .checkpoint import load_checkpoint
 from .gpt2 import GPT2
 from .tokenizer import load_tokenizer
 
-SENTENCE = "When Mary and John went to the store, John gave a drink to Mary because she was thirsty."
+SENTENCE = ("When Mary and John went to the store, John gave a drink to Mary "
+            "because she was thirsty.")
 
 
 @dataclass(frozen=True)
