@@ -90,14 +90,24 @@ class Checkpoint:
     def missing(self) -> list[str]:
         return sorted(k for k in expected_shapes() if k not in self.tensors)
 
+    def can_serve(self, claim: str) -> bool:
+        """Whether this checkpoint holds every tensor the claim's verification needs."""
+        from .ledger import claim_index
+
+        return claim_index()[claim]["needs"] != "full" or self.is_full
+
     def describe(self) -> str:
         n = sum(t.size for t in self.tensors.values())
         kind = "full" if self.is_full else "partial (attention tensors only)"
         lines = [f"GPT-2 small checkpoint, {kind}: {len(self.tensors)} tensors, "
                  f"{n:,} parameters, from {self.source} ({self.path})"]
         if not self.is_full:
+            from .ledger import claim_index
+
+            unserved = [c for c in claim_index() if not self.can_serve(c)]
             lines.append(f"missing: token embeddings (wte): {not self.has_wte}; "
-                         f"MLP weight matrices: {not self.has_mlp_weights}")
+                         f"MLP weight matrices: {not self.has_mlp_weights}; "
+                         f"claims that need them: {', '.join(unserved)}")
         return "\n".join(lines)
 
 
@@ -121,6 +131,11 @@ def _read_header(path: Path) -> dict:
     header.pop("__metadata__", None)
     itemsize = {"F32": 4, "F16": 2, "BF16": 2, "F64": 8, "BOOL": 1, "U8": 1, "I64": 8}
     for name, info in header.items():
+        if info["dtype"] != "F32" and not IGNORED.match(name.removeprefix("transformer.")):
+            raise CheckpointError(f"{path}: tensor '{name}' is stored as {info['dtype']}; GPT-2 "
+                                  "small's weights are float32 (F32), and the book's tolerances "
+                                  "assume them. Use the original float32 checkpoint. "
+                                  + HOW_TO_GET_ONE)
         start, end = info["data_offsets"]
         want = int(np.prod(info["shape"], dtype=np.int64)) * itemsize.get(info["dtype"], 1)
         if end - start != want:

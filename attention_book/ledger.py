@@ -29,10 +29,11 @@ EVIDENCE = ("symbolic", "GPT-2 weights", "GPT-2 position rows", "GPT-2 full mode
 
 @functools.lru_cache(maxsize=1)
 def claim_index() -> dict[str, dict[str, str]]:
-    """Every claim id the book must carry: {id: {"part": ..., "title": ...}}."""
+    """Every claim id the book must carry: {id: {"part", "title", "needs"}}, where needs is
+    "none", "attention" or "full" (the GPT-2 tensors its verification needs)."""
     spec = yaml.safe_load((Path(__file__).parent / "claims.yml").read_text())
-    return {cid: {"part": p["part"], "title": title}
-            for p in spec["parts"] for cid, title in p["claims"].items()}
+    return {cid: {"part": p["part"], **info}
+            for p in spec["parts"] for cid, info in p["claims"].items()}
 
 
 def ledger_dir() -> Path:

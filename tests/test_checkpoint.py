@@ -165,3 +165,16 @@ def test_hub_download_when_not_cached(monkeypatch, checkpoint):
     assert ("openai-community/gpt2", "model.safetensors") in fetched
     assert {n for _, n in fetched} >= {"vocab.json", "merges.txt"}
     ck._load.cache_clear()
+
+
+def test_half_precision_copy_refused(point_to, write_tensors, checkpoint):
+    point_to(write_tensors({"wpe.weight": checkpoint.tensors["wpe.weight"].astype(np.float16)}))
+    with pytest.raises(CheckpointError, match="stored as F16.*float32"):
+        load_checkpoint()
+
+
+def test_says_which_claims_it_can_serve(checkpoint):
+    assert checkpoint.can_serve("L1") and checkpoint.can_serve("N1")
+    assert checkpoint.can_serve("I2") == checkpoint.can_serve("M2") == checkpoint.is_full
+    if not checkpoint.is_full:
+        assert "claims that need them: L4, Q6, I2, M1, M2" in checkpoint.describe()
