@@ -58,8 +58,9 @@ class Record:
     reason: str = ""
 
     def _repr_markdown_(self) -> str:
-        mark = {VERIFIED: "✅", NOT_VERIFIED: "⚠️", STATED: "📖"}[self.status]
-        lines = [f"{mark} **Ledger, {self.claim}: {self.status}.** {self.statement}",
+        slug = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated"}[self.status]
+        badge = f'<span class="ledger-status ledger-{slug}">{self.status}</span>'
+        lines = [f"{badge} **Ledger, {self.claim}: {self.status}.** {self.statement}",
                  f"Evidence: {', '.join(self.evidence)}."]
         if self.measured:
             lines.append(f"Measured: {self.measured}" +

@@ -16,8 +16,12 @@ from sphinx.util.docutils import SphinxDirective
 from .ledger import NOT_VERIFIED, STATED, VERIFIED, claim_index, read_records
 
 logger = logging.getLogger(__name__)
-MARKS = {VERIFIED: "✅ verified", NOT_VERIFIED: "⚠️ not verified in this build",
-         STATED: "📖 stated with citations"}
+# Status labels are words styled by _static/ledger.css (class ledger-<slug>), not emoji:
+# they read the same in every browser, font and screen reader.
+MARKS = {VERIFIED: "verified", NOT_VERIFIED: "not verified in this build",
+         STATED: "stated with citations"}
+SLUGS = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated"}
+MISSING = "missing"
 HEADERS = ("Claim", "Statement", "Chapter", "Status", "Evidence", "Measured (tolerance)")
 
 
@@ -34,6 +38,12 @@ class ClaimsLedgerDirective(SphinxDirective):
 
 def claim_target(claim: str) -> str:
     return f"claim-{claim.lower()}"
+
+
+def status_label(status: str | None) -> nodes.inline:
+    """A status as a labelled badge: <span class="ledger-status ledger-verified">verified</span>."""
+    text, slug = (MARKS[status], SLUGS[status]) if status else (MISSING, MISSING)
+    return nodes.inline(text, text, classes=["ledger-status", f"ledger-{slug}"])
 
 
 def _row(cells: list[nodes.Node]) -> nodes.row:
@@ -69,20 +79,21 @@ def _chapter_link(app: Sphinx, fromdoc: str, claim: str, chapter: str) -> nodes.
         logger.warning(f"claim {claim} is recorded by '{chapter}' but that page has no "
                        f"target '({claim_target(claim)})='")
         return nodes.Text(chapter)
-    title = app.env.titles[chapter].astext()
+    title = app.env.titles[chapter].deepcopy()  # keeps math in a title as math
     uri = app.builder.get_relative_uri(fromdoc, chapter) + "#" + target[1]
-    return nodes.reference("", title, internal=True, refuri=uri)
+    return nodes.reference("", "", *title.children, internal=True, refuri=uri)
 
 
 def _cells(app: Sphinx, fromdoc: str, claim: str, title: str, rec) -> list[nodes.Node]:
     if rec is None:
         return [nodes.strong("", claim), nodes.Text(title), nodes.Text("-"),
-                nodes.Text("❌ missing: no chapter records it"), nodes.Text("-"), nodes.Text("-")]
+                nodes.paragraph("", "", status_label(None), nodes.Text(": no chapter records it")),
+                nodes.Text("-"), nodes.Text("-")]
     measured = rec.measured + (f" ({rec.tolerance})" if rec.tolerance else "")
     if rec.reason:
         measured += (" " if measured else "") + f"Why: {rec.reason}"
     return [nodes.strong("", claim), nodes.Text(rec.statement),
-            _chapter_link(app, fromdoc, claim, rec.chapter), nodes.Text(MARKS[rec.status]),
+            _chapter_link(app, fromdoc, claim, rec.chapter), status_label(rec.status),
             nodes.Text(", ".join(rec.evidence)), nodes.Text(measured or "-")]
 
 
@@ -94,9 +105,11 @@ def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     rows = [_cells(app, docname, cid, info["title"], records.get(cid))
             for cid, info in claim_index().items()]
     counts = {s: sum(r.status == s for r in records.values()) for s in MARKS}
-    summary = nodes.paragraph("", "In this build: " + "; ".join(
-        f"{n} {MARKS[s]}" for s, n in counts.items()) +
-        f"; {len(claim_index()) - len(records)} ❌ missing.")
+    counts[None] = len(claim_index()) - len(records)
+    summary = nodes.paragraph("", "In this build: ")
+    for i, (status, n) in enumerate(counts.items()):
+        summary += [nodes.Text(("; " if i else "") + f"{n} "), status_label(status)]
+    summary += nodes.Text(".")
     for p in placeholders:
         p.replace_self([summary, _table(rows)])
 

@@ -1,0 +1,423 @@
+"""Checks of the rendered book (``_build/html``), as a reader would meet it.
+
+Static checks, on the HTML files: every internal link, resource and ``#anchor`` resolves
+(``check_links``); no page shows raw MyST, error boxes, tracebacks or missing images
+(``check_rendering``). Browser checks, in headless Chromium driven by chromedriver over a
+local HTTP server on 127.0.0.1 (``check_in_browser``): MathJax typeset every equation and
+left no raw TeX, every image loaded, no resource failed to load; a full-page screenshot of
+each page is saved.
+
+Command line: ``python -m attention_book.site_check _build/html [--no-browser]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import binascii
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from bs4 import BeautifulSoup, NavigableString
+from bs4.element import Comment, Doctype, ProcessingInstruction
+
+CHROMIUM_VAR, CHROMEDRIVER_VAR = "CHROMIUM_BINARY", "CHROMEDRIVER"
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
+WINDOW = (1300, 1000)
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-dev-shm-usage", "--hide-scrollbars",
+                  f"--window-size={WINDOW[0]},{WINDOW[1]}")
+MAX_SCREENSHOT_HEIGHT = 16000  # px of window; longer pages are cut there (Chromium's limit ~16k)
+
+# Text a reader must never see: MyST that was not parsed, TeX that is not typeset.
+RAW_MARKUP = {
+    "raw MyST (code fence)": re.compile(r"```"),
+    "raw MyST (colon fence)": re.compile(r":::\s*\{"),
+    "raw MyST (role)": re.compile(r"\{[a-z][\w:-]*\}`"),
+    "raw MyST (target)": re.compile(r"\([\w.:-]+\)=(\s|$)"),
+    "raw MyST (display math)": re.compile(r"\$\$"),
+    "raw MyST (directive option)": re.compile(
+        r"(^|\n)\s*:(label|class|name|nonumber|tags|width|align):\s"),
+    "raw TeX (outside math)": re.compile(r"\\[A-Za-z]{2,}|\\[()\[\]]"),
+}
+# Where such text is legitimate: code and printed outputs, TeX awaiting MathJax, scripts.
+# (Markdown outputs of cells are prose and are checked.)
+VERBATIM_TAGS = frozenset({"script", "style", "pre", "code", "textarea", "kbd", "samp",
+                           "mjx-container", "svg", "math", "template", "noscript"})
+# ("onlyprint": the theme's header for printing, never on screen; it shows titles as plain
+# text, so a title with math prints as raw TeX there. A known limit of sphinx-book-theme.)
+VERBATIM_CLASSES = frozenset({"math", "highlight", "cell_input", "onlyprint"})
+# Error boxes: docutils problems, error outputs and tracebacks, stderr printed by a cell.
+ERROR_CLASSES = {"system-message": "docutils error box", "problematic": "docutils problem",
+                 "traceback": "traceback output", "stderr": "stderr output"}
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.I)
+# (Images are checked by check_rendering, as figures.)
+LINK_ATTRS = (("a", "href"), ("link", "href"), ("script", "src"), ("iframe", "src"),
+              ("source", "src"), ("video", "src"), ("audio", "src"))
+
+
+@dataclass(frozen=True)
+class Problem:
+    page: str
+    kind: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.page}: {self.kind}: {self.detail}"
+
+
+def pages(site: Path) -> list[Path]:
+    """Every HTML page of the site (theme and source copies excluded)."""
+    skip = {"_static", "_sources", "_images", "_downloads"}
+    return sorted(p for p in site.rglob("*.html") if not skip & set(p.relative_to(site).parts))
+
+
+@functools.lru_cache(maxsize=256)
+def _soup(path: Path, mtime: float) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8", errors="replace"), "html.parser")
+
+
+def soup(path: Path) -> BeautifulSoup:
+    """The parsed page (cached while the file is unchanged)."""
+    return _soup(path, path.stat().st_mtime)
+
+
+def anchors(page: Path) -> set[str]:
+    doc = soup(page)
+    return {t["id"] for t in doc.find_all(id=True)} | {t["name"] for t in doc.find_all("a")
+                                                        if t.get("name")}
+
+
+def refresh_target(page: Path) -> str | None:
+    """The URL a redirect page (<meta http-equiv="refresh">) sends the reader to."""
+    meta = soup(page).find("meta", attrs={"http-equiv": re.compile("^refresh$", re.I)})
+    if meta is None:
+        return None
+    match = re.search(r"url\s*=\s*['\"]?([^'\";]+)", meta.get("content", ""), re.I)
+    return match.group(1).strip() if match else ""
+
+
+def _rel(site: Path, page: Path) -> str:
+    return page.relative_to(site).as_posix()
+
+
+def resolve_url(site: Path, page: Path, url: str) -> tuple[Path | None, str]:
+    """(file the URL points to, fragment); None when it leaves the site."""
+    parts = urlsplit(url)
+    path = unquote(parts.path)
+    target = page if not path else (page.parent / path)
+    if path.endswith("/") or target.is_dir():
+        target = target / "index.html"
+    target = Path(os.path.normpath(target))
+    try:
+        target.relative_to(site)
+    except ValueError:
+        return None, parts.fragment
+    return target, unquote(parts.fragment)
+
+
+def check_links(site: Path) -> list[Problem]:
+    """Every internal link, stylesheet, script and image URL resolves, and every #anchor."""
+    site = site.resolve()
+    problems = []
+    for page in pages(site):
+        urls = [(tag, attr, (el.get(attr) or "").strip())
+                for tag, attr in LINK_ATTRS for el in soup(page).find_all(tag)]
+        if (redirect := refresh_target(page)) is not None:
+            urls.append(("meta", "http-equiv=refresh url", redirect or page.name))
+        for tag, attr, url in urls:
+            if url and not EXTERNAL.match(url):
+                problems += _link_problems(site, page, f"<{tag} {attr}=\"{url}\">", url)
+    return problems
+
+
+def _link_problems(site: Path, page: Path, where: str, url: str) -> list[Problem]:
+    target, fragment = resolve_url(site, page, url)
+    rel = _rel(site, page)
+    if target is None:
+        return [Problem(rel, "link leaves the site", where)]
+    if not target.is_file():
+        return [Problem(rel, "broken link", where)]
+    if fragment and target.suffix == ".html" and fragment not in anchors(target):
+        return [Problem(rel, "missing anchor",
+                        f"{where}: no id '{fragment}' in {_rel(site, target)}")]
+    return []
+
+
+def _verbatim(node: NavigableString) -> bool:
+    for parent in node.parents:
+        if parent.name in VERBATIM_TAGS or VERBATIM_CLASSES & set(parent.get("class") or ()):
+            return True
+    return False
+
+
+def visible_text(doc: BeautifulSoup) -> Iterator[str]:
+    """The prose a reader sees: text outside code, outputs, math and scripts."""
+    body = doc.body or doc
+    for node in body.find_all(string=True):
+        if isinstance(node, Comment | Doctype | ProcessingInstruction) or not node.strip():
+            continue
+        if not _verbatim(node):
+            yield str(node)
+
+
+def _image_problem(site: Path, page: Path, src: str) -> str | None:
+    if src.startswith("data:"):
+        try:
+            payload = src.split(",", 1)[1]
+            data = base64.b64decode(payload) if ";base64" in src.split(",", 1)[0] else payload
+        except (IndexError, binascii.Error):
+            return "unreadable data: URI"
+        return None if data else "empty data: URI"
+    if EXTERNAL.match(src):
+        return "image from outside the site (an offline reader cannot see it)"
+    target, _ = resolve_url(site, page, src)
+    if target is None or not target.is_file():
+        return "image file missing"
+    if target.stat().st_size == 0:
+        return "image file empty"
+    return None
+
+
+def check_rendering(site: Path) -> list[Problem]:
+    """No raw MyST in the prose, no error boxes or tracebacks, no missing or empty images."""
+    site = site.resolve()
+    problems = []
+    for page in pages(site):
+        rel, doc = _rel(site, page), soup(page)
+        for text in visible_text(doc):
+            for kind, pattern in RAW_MARKUP.items():
+                if pattern.search(text):
+                    problems.append(Problem(rel, kind, repr(text.strip()[:120])))
+        for cls, kind in ERROR_CLASSES.items():
+            for el in doc.find_all(class_=cls):
+                problems.append(Problem(rel, kind, repr(el.get_text(" ", strip=True)[:160])))
+        for el in doc.select(".cell_output, .output"):
+            text = el.get_text("\n")
+            if TRACEBACK.search(text):
+                problems.append(Problem(rel, "traceback in an output",
+                                        repr(TRACEBACK.search(text).group(0))))
+        for img in doc.find_all("img"):
+            src = (img.get("src") or "").strip()
+            issue = "<img> without src" if not src else _image_problem(site, page, src)
+            if issue:
+                problems.append(Problem(rel, "missing image", f"{issue}: {src[:120]}"))
+    return list(dict.fromkeys(problems))
+
+
+# ----------------------------------------------------------------------------- browser
+
+
+def find_browser() -> tuple[str | None, str | None]:
+    """(chromium, chromedriver) paths: from $CHROMIUM_BINARY / $CHROMEDRIVER, else Debian's."""
+    def pick(var: str, candidates: Iterable[str], name: str) -> str | None:
+        if os.environ.get(var):
+            return os.environ[var]
+        found = next((c for c in candidates if os.access(c, os.X_OK)), None)
+        return found or shutil.which(name)
+
+    return (pick(CHROMIUM_VAR, CHROMIUM_CANDIDATES, "chromium"),
+            pick(CHROMEDRIVER_VAR, CHROMEDRIVER_CANDIDATES, "chromedriver"))
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve a folder on 127.0.0.1 (a free port) for as long as the block runs."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@contextmanager
+def chromium(binary: str, driver: str) -> Iterator[object]:
+    """Headless Chromium under chromedriver, with a fresh profile that is removed after."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="site-check-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    try:
+        browser.set_page_load_timeout(60)
+        browser.set_script_timeout(60)
+        yield browser
+    finally:
+        browser.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+# Runs in the page once it has loaded: waits for images and MathJax, then reports.
+INSPECT_JS = r"""
+const done = arguments[arguments.length - 1];
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+(async () => {
+  for (let t = 0; t < 200 && !(document.body && document.readyState === 'complete'); t++)
+    await sleep(50);
+  const imgs = Array.from(document.images);
+  imgs.forEach(i => { i.loading = 'eager'; });
+  await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
+    i.addEventListener('load', r); i.addEventListener('error', r); })));
+  const maths = Array.from(document.querySelectorAll('.math'));
+  let mathjax = 'no math on this page';
+  if (maths.length && !document.querySelector('script[src*="mathjax" i]')) {
+    mathjax = 'no MathJax script on a page with math';
+  } else if (maths.length) {
+    for (let t = 0; t < 300 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); t++)
+      await sleep(100);
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      await MathJax.startup.promise; mathjax = 'typeset';
+    } else mathjax = 'MathJax did not load';
+  }
+  const skip = new Set(['SCRIPT', 'STYLE', 'PRE', 'CODE', 'TEXTAREA', 'MJX-CONTAINER', 'NOSCRIPT']);
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    let p = n.parentElement, hidden = false;
+    for (; p; p = p.parentElement) if (skip.has(p.tagName)) { hidden = true; break; }
+    if (!hidden && /\\\(|\\\[|\$\$/.test(n.textContent))
+      raw.push(n.textContent.trim().slice(0, 100));
+  }
+  const text = e => e.textContent.slice(0, 80);
+  done(JSON.stringify({
+    mathjax: mathjax, maths: maths.length,
+    untypeset: maths.filter(e => !e.querySelector('mjx-container')).map(text),
+    mjx: document.querySelectorAll('mjx-container').length,
+    merrors: Array.from(document.querySelectorAll('mjx-merror')).map(text),
+    raw: raw,
+    images: imgs.length,
+    broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src')),
+    height: Math.max(document.body.scrollHeight, document.documentElement.scrollHeight),
+  }));
+})().catch(e => done(JSON.stringify({error: String(e)})));
+"""
+
+
+def _screenshot(browser, path: Path, height: int) -> None:
+    """The whole page (up to MAX_SCREENSHOT_HEIGHT): the window is made as tall as the page.
+
+    (Chromium's captureBeyondViewport drew some tall pages shifted sideways; a real tall
+    window draws them as a reader sees them.)"""
+    browser.set_window_size(WINDOW[0], min(height + 150, MAX_SCREENSHOT_HEIGHT))
+    browser.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.2)  # one relayout at the new size
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(browser.get_screenshot_as_png())
+    browser.set_window_size(*WINDOW)
+
+
+def inspect_page(browser, url: str, rel: str, screenshot: Path | None) -> list[Problem]:
+    """Load one page; report MathJax, images and failed loads; save its screenshot."""
+    browser.get_log("browser")  # drop what earlier pages logged
+    browser.get(url)
+    report = json.loads(browser.execute_async_script(INSPECT_JS))
+    if "error" in report:
+        return [Problem(rel, "page script failed", report["error"])]
+    problems = []
+    if report["maths"] and report["mathjax"] != "typeset":
+        problems.append(Problem(rel, "math not typeset", report["mathjax"]))
+    problems += [Problem(rel, "math not typeset", f"raw TeX left: {t!r}")
+                 for t in report["untypeset"][:10]]
+    problems += [Problem(rel, "MathJax error", t) for t in report["merrors"][:10]]
+    problems += [Problem(rel, "raw TeX in the text", repr(t)) for t in report["raw"][:10]]
+    problems += [Problem(rel, "image did not load", str(src)) for src in report["broken"]]
+    for entry in browser.get_log("browser"):
+        message = entry.get("message", "")
+        if entry.get("level") == "SEVERE" and "favicon.ico" not in message:
+            problems.append(Problem(rel, "browser error", message[:200]))
+    if screenshot is not None:
+        _screenshot(browser, screenshot, report["height"])
+    return problems
+
+
+def _follow_redirect(browser, root: str, site: Path, page: Path, url: str) -> list[Problem]:
+    """A redirect page is checked by where it lands (that page is inspected on its own)."""
+    target, _ = resolve_url(site, page, url)
+    want = root + _rel(site, target) if target is not None else None
+    browser.get(root + _rel(site, page))
+    for _ in range(100):
+        if browser.current_url.split("#")[0] == want:
+            return []
+        time.sleep(0.1)
+    return [Problem(_rel(site, page), "redirect failed",
+                    f"stayed at {browser.current_url}, expected {want}")]
+
+
+def check_in_browser(site: Path, screenshots: Path | None = None,
+                     only: Iterable[Path] | None = None) -> tuple[list[Problem], list[Path]]:
+    """Load every page in headless Chromium; (problems, screenshots saved)."""
+    binary, driver = find_browser()
+    if not (binary and driver):
+        raise FileNotFoundError(
+            f"headless checks need Chromium and chromedriver (found {binary}, {driver}); on "
+            f"Debian: apt-get install -y chromium chromium-driver, or set {CHROMIUM_VAR} and "
+            f"{CHROMEDRIVER_VAR}")
+    site = site.resolve()
+    problems, saved = [], []
+    with serve(site) as root, chromium(binary, driver) as browser:
+        for page in (list(only) if only is not None else pages(site)):
+            rel = _rel(site, page)
+            if (redirect := refresh_target(page)) is not None:
+                problems += _follow_redirect(browser, root, site, page, redirect)
+                continue
+            shot = screenshots / (rel.removesuffix(".html").replace("/", "__") + ".png") \
+                if screenshots is not None else None
+            problems += inspect_page(browser, root + rel, rel, shot)
+            if shot is not None:
+                saved.append(shot)
+    return problems, saved
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("site", type=Path, nargs="?", default=Path("_build/html"))
+    ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--screenshots", type=Path, help="default: <site>/../screenshots")
+    args = ap.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        print(f"{args.site} holds no built book (no index.html)", file=sys.stderr)
+        return 2
+    problems = check_links(args.site) + check_rendering(args.site)
+    if not args.no_browser:
+        found, saved = check_in_browser(args.site, args.screenshots or
+                                        args.site.resolve().parent / "screenshots")
+        problems += found
+        print(f"{len(saved)} screenshots in {saved[0].parent if saved else '-'}")
+    for p in problems:
+        print(p)
+    print(f"{len(pages(args.site))} pages, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

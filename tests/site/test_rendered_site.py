@@ -1,0 +1,197 @@
+"""Checks of the built book in _build/html (or $ATTENTION_BOOK_SITE), as a reader meets it.
+
+They run after a strict build, from ``make site``, which sets ATTENTION_BOOK_REQUIRE_SITE=1:
+then a missing build, browser or driver is a failure. A plain ``pytest tests`` skips them
+(saying why), so that the unit tests never judge a stale _build left from an earlier build;
+set ATTENTION_BOOK_SITE=<folder with index.html> to check a particular build.
+"""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from attention_book.site_check import (
+    check_in_browser,
+    check_links,
+    check_rendering,
+    find_browser,
+    pages,
+    refresh_target,
+    resolve_url,
+    soup,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
+SCREENSHOTS = SITE.parent / "screenshots"
+REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
+
+REQUESTED = REQUIRE or "ATTENTION_BOOK_SITE" in os.environ
+
+if not REQUESTED:
+    pytest.skip("checks of the built book run after a strict build: make site (or set "
+                "ATTENTION_BOOK_SITE to a built _build/html)", allow_module_level=True)
+if not (SITE / "index.html").is_file():
+    pytest.fail(f"no built book in {SITE} (no index.html): build it first (make strict-book)",
+                pytrace=False)
+
+
+def fail_on(problems) -> None:
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(map(str, problems))
+
+
+def html_page(doc: str) -> Path:
+    return SITE / f"{doc}.html"
+
+
+def config() -> dict:
+    return yaml.safe_load((REPO / "_config.yml").read_text())
+
+
+def notebook_pages() -> list[Path]:
+    """Pages built from a notebook (the theme copies the .ipynb into _sources)."""
+    return [p for p in pages(SITE)
+            if (SITE / "_sources" / p.relative_to(SITE)).with_suffix(".ipynb").is_file()]
+
+
+@pytest.fixture(scope="module")
+def browser_run():
+    binary, driver = find_browser()
+    if not (binary and driver):
+        message = f"no headless Chromium/chromedriver here (found {binary}, {driver})"
+        if REQUIRE:
+            pytest.fail(message + ": apt-get install -y chromium chromium-driver")
+        pytest.skip(message)
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)
+    return check_in_browser(SITE, SCREENSHOTS)
+
+
+def test_internal_links_and_anchors_resolve():
+    fail_on(check_links(SITE))
+
+
+def test_pages_render_without_raw_myst_error_boxes_or_missing_images():
+    fail_on(check_rendering(SITE))
+
+
+def test_in_chromium_math_is_typeset_and_every_image_loads(browser_run):
+    problems, _ = browser_run
+    fail_on(problems)
+
+
+def test_every_page_has_a_screenshot(browser_run):
+    _, shots = browser_run
+    redirects = {p for p in pages(SITE) if refresh_target(p) is not None}
+    expected = {p.relative_to(SITE).as_posix().removesuffix(".html").replace("/", "__")
+                for p in pages(SITE) if p not in redirects}
+    assert {s.stem for s in shots} == expected
+    assert all(s.stat().st_size > 10_000 for s in shots), [s.name for s in shots]
+
+
+def test_a_broken_link_and_a_missing_figure_in_the_real_site_are_caught(tmp_path, browser_run):
+    """Damage a copy of this build (one link, one figure) and watch every layer object."""
+    copy = tmp_path / "html"
+    shutil.copytree(SITE, copy)
+    with_figure = next((p for p in pages(copy) if soup(p).find("img", src=re.compile(
+        r"_images/"))), None)
+    assert with_figure is not None, "the book has no figure at all"
+    src = soup(with_figure).find("img", src=re.compile(r"_images/"))["src"]
+    figure, _ = resolve_url(copy, with_figure, src)
+    figure.unlink()
+    intro = copy / "book" / "intro.html"
+    text = intro.read_text()
+    assert 'href="claims_ledger.html"' in text
+    intro.write_text(text.replace('href="claims_ledger.html"', 'href="claims_ledgr.html"', 1))
+
+    def new(check) -> list[str]:  # what the damage added to this build's own findings
+        before = {str(p) for p in check(SITE)}
+        return [str(p) for p in check(copy) if str(p) not in before]
+
+    assert new(check_links) == ['book/intro.html: broken link: <a href="claims_ledgr.html">']
+    page = with_figure.relative_to(copy).as_posix()
+    assert new(check_rendering) == [f"{page}: missing image: image file missing: {src}"]
+    seen, _ = check_in_browser(copy, None, only=[with_figure])
+    assert f"{page}: image did not load: {src}" in [str(p) for p in seen], seen
+
+
+def claim_sections() -> list[tuple[str, str, Path, object]]:
+    """Follow intro -> ledger -> claim: (claim, status class, page, section) of every
+    claim the ledger links; asserts each step of the way exists."""
+    root = yaml.safe_load((REPO / "_toc.yml").read_text())["root"]
+    intro = html_page(root)
+    to_ledger = [a for a in soup(intro).select("article a[href]")
+                 if (resolve_url(SITE, intro, a["href"])[0] or Path()).name == "claims_ledger.html"]
+    assert to_ledger, "the intro does not link the claims ledger"
+    ledger = resolve_url(SITE, intro, to_ledger[0]["href"])[0]
+    rows = soup(ledger).select("table.claims-ledger tbody tr")
+    assert rows, "the ledger page has no ledger table"
+    out, problems = [], []
+    for row in rows:
+        claim = row.find("td").get_text(strip=True)
+        status = row.select_one(".ledger-status")
+        link = row.find("a", href=re.compile("#claim-"))
+        if status is None:
+            problems.append(f"{claim}: no status label")
+        elif "ledger-missing" in status["class"]:
+            continue  # the ledger says so itself; there is no section to link yet
+        elif link is None:
+            problems.append(f"{claim}: recorded but not linked to its section")
+        else:
+            page, anchor = resolve_url(SITE, ledger, link["href"])
+            target = soup(page).find(id=anchor)
+            if target is None:
+                problems.append(f"{claim}: {link['href']} leads nowhere")
+                continue
+            section = target if target.name == "section" else target.find_parent("section")
+            kind = next(c for c in status["class"] if c != "ledger-status")
+            out.append((claim, kind, page, section))
+    assert not problems, "\n".join(problems)
+    assert out, "no claim in the ledger links to a section"
+    return out
+
+
+def test_every_claim_is_two_clicks_from_the_intro_with_its_check_or_citation():
+    """intro -> ledger -> the claim's section, which shows the executed check (computed
+    claims) or cites the literature (claims stated with citations)."""
+    problems = []
+    for claim, kind, page, section in claim_sections():
+        if kind == "ledger-stated":
+            cites = [a for a in section.find_all("a", href=True)
+                     if (resolve_url(SITE, page, a["href"])[0] or Path()).name == "references.html"]
+            if not cites:
+                problems.append(f"{claim}: stated with citations, but its section cites nothing")
+        elif section.select_one(".cell_output") is None:
+            problems.append(f"{claim}: its section shows no executed check")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_computed_claim_is_stated_in_a_numbered_block():
+    """The section of a computed claim states it as a sphinx-proof block (a proposition,
+    theorem, or for a measurement an observation), so the reader finds statement and proof."""
+    missing = [f"{claim} ({page.name})" for claim, kind, page, section in claim_sections()
+               if kind != "ledger-stated" and section.select_one(".proof") is None]
+    assert not missing, ("no {prf:...} statement block in the section of: " + ", ".join(missing))
+
+
+def test_every_chapter_has_launch_buttons_and_a_folded_cloud_cell():
+    repo = config()["repository"]
+    org_repo = re.sub(r"^https://github.com/", "", repo["url"].rstrip("/"))
+    chapters = notebook_pages()
+    assert chapters, "no page was built from a notebook"
+    for page in chapters:
+        doc = soup(page)
+        source = page.relative_to(SITE).with_suffix(".ipynb").as_posix()
+        hrefs = [a["href"] for a in doc.find_all("a", href=True)]
+        colab = f"https://colab.research.google.com/github/{org_repo}/blob/{repo['branch']}/{source}"
+        assert colab in hrefs, f"{source}: no Colab button to {colab}"
+        binder = f"https://mybinder.org/v2/gh/{org_repo}/{repo['branch']}?urlpath=lab/tree/{source}"
+        assert binder in hrefs, f"{source}: no Binder button to {binder}"
+        cell = doc.select_one(".cell.tag_cloud-setup")
+        assert cell is not None, f"{source}: no cloud set-up cell"
+        assert "tag_hide-input" in cell["class"], f"{source}: the cloud cell is not folded"
+        first_cell = doc.select_one(".cell")
+        assert first_cell is cell, f"{source}: the cloud cell is not the first code cell"
