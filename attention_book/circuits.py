@@ -15,8 +15,8 @@ from .gpt2 import AttentionWeights
 def factored_singular_values(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Singular values of A @ B^T (descending) for A, B of shape [..., d, k], k <= d."""
     A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
-    _, r_a = np.linalg.qr(A)
-    _, r_b = np.linalg.qr(B)
+    r_a = np.linalg.qr(A, mode="r")  # only R is needed
+    r_b = np.linalg.qr(B, mode="r")
     return np.linalg.svd(r_a @ np.swapaxes(r_b, -1, -2), compute_uv=False)
 
 

@@ -17,3 +17,4 @@ def test_factored_sees_rank_deficiency():
     B[:, 5] = B[:, 0]  # B has rank 5, so A B^T has rank 5
     s = factored_singular_values(A, B)
     assert (s > float32_rank_threshold(s[0], 40)).sum() == 5
+

@@ -1,0 +1,70 @@
+import numpy as np
+import pytest
+
+from attention_book.subspaces import (
+    energy_fraction,
+    orthonormal_basis,
+    overlap,
+    principal_cosines,
+    random_frames,
+)
+
+
+def test_basis_is_orthonormal_and_spans_the_same_columns():
+    W = np.random.default_rng(0).standard_normal((3, 40, 5))
+    Q = orthonormal_basis(W)
+    assert np.allclose(np.swapaxes(Q, -1, -2) @ Q, np.eye(5), atol=1e-12)
+    # W's columns are reproduced exactly by projecting onto span(Q)
+    assert np.allclose(Q @ (np.swapaxes(Q, -1, -2) @ W), W, atol=1e-10)
+
+
+def test_principal_cosines_match_qr_and_svd():
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((30, 4)), rng.standard_normal((30, 6))
+    expected = np.linalg.svd(np.linalg.qr(A)[0].T @ np.linalg.qr(B)[0], compute_uv=False)
+    assert np.allclose(principal_cosines(A, B), expected, atol=1e-12)
+
+
+def test_extremes_same_span_orthogonal_spans_and_basis_change():
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((20, 3))
+    R = rng.standard_normal((3, 3)) + 3 * np.eye(3)            # invertible change of basis
+    assert np.allclose(principal_cosines(A, A @ R), 1.0)
+    assert overlap(A, A @ R) == pytest.approx(1.0)
+    E = np.eye(20)
+    assert np.allclose(principal_cosines(E[:, :3], E[:, 3:6]), 0.0)
+    # one shared direction, the rest orthogonal
+    assert np.allclose(principal_cosines(E[:, :3], E[:, 2:5]), [1.0, 0.0, 0.0])
+
+
+def test_random_overlap_is_k_over_d_on_average():
+    rng = np.random.default_rng(3)
+    d, k = 60, 6
+    ov = overlap(random_frames(rng, 400, d, k), random_frames(rng, 400, d, k))
+    assert abs(ov.mean() - k / d) < 5 * ov.std() / np.sqrt(len(ov))
+
+
+def test_precomputed_bases_and_singular_values():
+    rng = np.random.default_rng(4)
+    A, B = rng.standard_normal((2, 25, 4))
+    QA, sA = orthonormal_basis(A, with_singular_values=True)
+    QB = orthonormal_basis(B)
+    assert np.allclose(sA, np.linalg.svd(A, compute_uv=False))
+    assert np.allclose(principal_cosines(QA, QB, orthonormal=True), principal_cosines(A, B))
+    assert np.isclose(overlap(QA, QB, orthonormal=True), (principal_cosines(A, B) ** 2).mean())
+    x = rng.standard_normal((7, 25))
+    assert np.isclose(energy_fraction(x, QA, orthonormal=True), energy_fraction(x, A))
+
+
+def test_energy_fraction():
+    E = np.eye(6)
+    x = np.array([[3.0, 4.0, 0, 0, 0, 0], [0, 0, 1.0, 0, 0, 0]])
+    # 9 of the total 26 lies on the first axis
+    assert energy_fraction(x, E[:, :1]) == pytest.approx(9 / 26)
+    assert np.allclose(energy_fraction(x, np.stack([E[:, :2], E[:, 2:4]])), [25 / 26, 1 / 26])
+
+
+def test_rank_deficient_input_is_refused():
+    W = np.ones((5, 2))
+    with pytest.raises(ValueError):
+        orthonormal_basis(W)
