@@ -1,0 +1,27 @@
+import numpy as np
+
+from attention_book.checkpoint import expected_shapes
+from attention_book.constructed import attention_shapes, random_gpt2, random_gpt2_tensors
+from attention_book.gpt2 import Config
+
+
+def test_gpt2_small_config_gives_every_tensor_with_its_shape():
+    small = Config(n_layer=1)
+    t = random_gpt2_tensors(small, seed=0)
+    want = {k: v for k, v in expected_shapes().items() if not k.startswith("h.") or
+            k.startswith("h.0.")}
+    assert {k: v.shape for k, v in t.items()} == want
+
+
+def test_seeded_and_complete():
+    cfg = Config(n_layer=2, n_head=2, d_model=8, n_ctx=16)
+    a, b = random_gpt2(cfg, n_vocab=20, seed=3), random_gpt2(cfg, n_vocab=20, seed=3)
+    assert a.has_wte and a.has_mlp
+    assert np.array_equal(a.logits([1, 2, 3]), b.logits([1, 2, 3]))
+    assert not np.array_equal(a.logits([1, 2, 3]), random_gpt2(cfg, 20, seed=4).logits([1, 2, 3]))
+
+
+def test_attention_shapes_gqa_and_mha():
+    gqa = attention_shapes(8192, 64, 8, 128)
+    assert gqa["W_Q"] == gqa["W_O"][::-1] == (8192, 8192) and gqa["W_K"] == (8192, 1024)
+    assert attention_shapes(768, 12, 12, 64) == {k: (768, 768) for k in gqa}
