@@ -91,7 +91,7 @@ def _cells(app: Sphinx, fromdoc: str, claim: str, title: str, rec) -> list[nodes
                 nodes.Text("-"), nodes.Text("-")]
     measured = rec.measured + (f" ({rec.tolerance})" if rec.tolerance else "")
     if rec.reason:
-        measured += (" " if measured else "") + f"Why: {rec.reason}"
+        measured = (measured.rstrip(". ") + ". " if measured else "") + f"Why: {rec.reason}"
     return [nodes.strong("", claim), nodes.Text(rec.statement),
             _chapter_link(app, fromdoc, claim, rec.chapter), status_label(rec.status),
             nodes.Text(", ".join(rec.evidence)), nodes.Text(measured or "-")]
