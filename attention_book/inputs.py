@@ -34,3 +34,12 @@ def example_rows(model: GPT2, text: str = SENTENCE) -> Rows:
                     f"token rows of “{text}” ({len(ids)} tokens)")
     return Rows(model.position_rows(len(ids)), [f"p{i}" for i in range(len(ids))], False,
                 f"position rows wpe[0:{len(ids)}] (real GPT-2 inputs without tokens)")
+
+
+def layer_inputs(model: GPT2, rows: Rows) -> list[np.ndarray]:
+    """The residual rows each layer reads. With token rows and the MLP weights, the real
+    residual stream of the whole model; otherwise the same input rows for every layer
+    (real inputs for layer 0, a probe for the deeper ones)."""
+    if rows.are_tokens and model.has_mlp:
+        return model.run(rows.x).residuals[:-1]
+    return [rows.x] * model.config.n_layer

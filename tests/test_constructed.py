@@ -25,3 +25,14 @@ def test_attention_shapes_gqa_and_mha():
     gqa = attention_shapes(8192, 64, 8, 128)
     assert gqa["W_Q"] == gqa["W_O"][::-1] == (8192, 8192) and gqa["W_K"] == (8192, 1024)
     assert attention_shapes(768, 12, 12, 64) == {k: (768, 768) for k in gqa}
+
+
+def test_layer_inputs_real_stream_only_for_token_rows_with_mlp():
+    from attention_book.inputs import Rows, layer_inputs
+
+    m = random_gpt2(Config(n_layer=3, n_head=2, d_model=8, n_ctx=16), n_vocab=20, seed=0)
+    tokens = Rows(m.embed([1, 2, 3]), ["a", "b", "c"], True, "tokens")
+    positions = Rows(m.position_rows(3), ["p0", "p1", "p2"], False, "positions")
+    stream = layer_inputs(m, tokens)
+    assert np.array_equal(stream[0], tokens.x) and not np.allclose(stream[1], tokens.x)
+    assert all(r is positions.x for r in layer_inputs(m, positions))
