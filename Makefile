@@ -10,7 +10,8 @@ BUILD_FLAGS = --warningiserror --keep-going
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: book test lint unit chapters strict-book site bench clean
+.PHONY: book test lint unit notebooks chapters strict-book site bench lab clean
+NOTEBOOKS = _build/notebooks
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,13 +25,21 @@ book: $(STAMP)
 test: lint unit chapters strict-book site
 
 lint: $(STAMP)
-	$(BIN)/ruff check attention_book tests scripts
+	$(BIN)/ruff check attention_book book_tools tests
+	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --ignore E402,E501,E731 {}" book/[0-9]*.md book/notation.md
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider
 
-chapters: $(STAMP)
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider book -q
+notebooks: $(STAMP)
+	rm -rf $(NOTEBOOKS)
+	$(BIN)/python -m book_tools.notebooks $(NOTEBOOKS) > /dev/null
+
+# Every chapter under nbval, through notebooks generated from the MyST sources; one
+# notebook per worker, two workers.
+chapters: notebooks
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
+	  -n 2 --dist loadfile $(NOTEBOOKS)
 
 strict-book: $(STAMP)
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger
@@ -40,7 +49,7 @@ site: $(STAMP)
 	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider
 
 bench: $(STAMP)
-	$(BIN)/python scripts/bench.py
+	$(BIN)/python -m book_tools.bench
 
 clean:
 	rm -rf _build

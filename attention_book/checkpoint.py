@@ -35,6 +35,15 @@ HOW_TO_GET_ONE = (
 )
 
 
+OFFICIAL, MODIFIED, STANDIN = "official", "modified", "stand-in"
+WEIGHTS_NOTES = {
+    OFFICIAL: "",
+    MODIFIED: "modified weights: not GPT-2 small as released",
+    STANDIN: "stand-in for a rehearsal: real attention tensors with synthetic token "
+             "embeddings and MLP weights, never GPT-2",
+}
+
+
 class CheckpointError(RuntimeError):
     """A checkpoint is missing, unreadable, damaged or not GPT-2 small."""
 
@@ -73,6 +82,16 @@ class Checkpoint:
     tensors: dict[str, np.ndarray]
     path: Path
     source: str  # "GPT2_CHECKPOINT", "Hugging Face cache" or "Hugging Face Hub"
+    provenance: str = OFFICIAL  # OFFICIAL, MODIFIED (opted in) or STANDIN (rehearsal)
+
+    @property
+    def is_standin(self) -> bool:
+        return self.provenance == STANDIN
+
+    @property
+    def weights_note(self) -> str:
+        """'' for GPT-2 small as released; otherwise what the weights are, for every page."""
+        return WEIGHTS_NOTES[self.provenance]
 
     @property
     def has_wte(self) -> bool:

@@ -1,8 +1,17 @@
-"""The claims ledger: what each chapter checked, with what evidence, and the outcome.
+"""The claims ledger: what each chapter derived and checked, and the outcome.
 
-A chapter opens ``Ledger("book/<notebook name without .ipynb>")`` and calls ``record``
-after the asserts of a claim have passed. Records go to one JSON file per chapter in
-the ledger folder; the book's appendix (``attention_book.sphinx_ledger``) collects them.
+A chapter opens ``Ledger("book/<chapter file name without extension>")`` once, then, after
+a claim's checks have passed, calls
+
+- ``ledger.derived(claim, symbolic=..., step=..., partial=...)`` for its SymPy derivation:
+  what is symbolic, which step SymPy performs, and, when a named theorem that SymPy cannot
+  perform carries a step, that theorem (the derivation is then *partial*);
+- ``ledger.record(claim, evidence=[...], checks=[verdict, ...], measured=...)`` for the
+  claim: the statement comes from ``claims.yml``, the kind of each GPT-2 check (identity or
+  finding) and the control's result from its ``Verdict`` (``attention_book.checks``).
+
+Records go to one JSON file per chapter in the ledger folder; the book's appendix
+collects them (``book_tools.sphinx_ledger``).
 """
 
 from __future__ import annotations
@@ -15,16 +24,23 @@ from pathlib import Path
 
 import yaml
 
+from . import checks as _checks
+
 LEDGER_DIR_VAR = "ATTENTION_BOOK_LEDGER_DIR"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 VERIFIED = "verified"
 NOT_VERIFIED = "not verified in this build"
 STATED = "stated with citations"  # a prose claim about the literature: nothing to compute
-STATUSES = (VERIFIED, NOT_VERIFIED, STATED)
+FAILED = "check failed on the stand-in"  # rehearsal only: never published
+MODIFIED = "checked on modified weights"  # the reader opted in to other weights
+STATUSES = (VERIFIED, NOT_VERIFIED, STATED, FAILED, MODIFIED)
+SLUGS = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated",
+         FAILED: "failed", MODIFIED: "modified"}  # CSS classes ledger-<slug>
 
-EVIDENCE = ("symbolic", "GPT-2 weights", "GPT-2 position rows", "GPT-2 full model",
-            "constructed model", "numeric", "falsification", "figure", "citation")
+GPT2_EVIDENCE = ("GPT-2 weights", "GPT-2 position rows", "GPT-2 full model")
+EVIDENCE = ("symbolic", *GPT2_EVIDENCE, "constructed model", "numeric", "falsification",
+            "figure", "citation")
 
 
 @functools.lru_cache(maxsize=1)
@@ -50,24 +66,53 @@ def ledger_dir() -> Path:
 class Record:
     claim: str
     chapter: str
-    statement: str
     status: str
     evidence: list[str]
     measured: str = ""
     tolerance: str = ""
     reason: str = ""
+    checks: list[dict] = field(default_factory=list)  # Verdicts: kind, GPT-2 and control
+    weights: str = ""  # what the GPT-2 checks ran on, when not GPT-2 small as released
+
+    @property
+    def statement(self) -> str:
+        return claim_index()[self.claim]["title"]
 
     def _repr_markdown_(self) -> str:
-        slug = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated"}[self.status]
-        badge = f'<span class="ledger-status ledger-{slug}">{self.status}</span>'
-        lines = [f"{badge} **Ledger, {self.claim}: {self.status}.** {self.statement}",
+        badge = f'<span class="ledger-status ledger-{SLUGS[self.status]}">{self.status}</span>'
+        lines = [f"{badge} **Ledger, {self.claim}: {self.status}.** {self.statement}.",
                  f"Evidence: {', '.join(self.evidence)}."]
+        lines += [f"Check: {c['summary']}." for c in self.checks]
         if self.measured:
             lines.append(f"Measured: {self.measured}" +
                          (f" (tolerance: {self.tolerance})." if self.tolerance else "."))
         if self.reason:
             lines.append(f"Why: {self.reason}")
+        if self.weights:
+            lines.append(f"Weights: {self.weights}.")
         return "\n\n".join(lines)
+
+
+@dataclass
+class Derivation:
+    claim: str
+    chapter: str
+    symbolic: str  # what is left symbolic (sizes, entries)
+    step: str      # the step that carries the claim, performed by SymPy
+    partial: str = ""  # the named, cited theorem that carries a step SymPy cannot perform
+
+    @property
+    def genuine(self) -> bool:
+        return not self.partial
+
+
+def _weights_problem(evidence: list[str]) -> str:
+    """'' when GPT-2 evidence came from GPT-2 small as released, else what it came from."""
+    if not set(evidence) & set(GPT2_EVIDENCE):
+        return ""
+    from .checkpoint import load_checkpoint
+
+    return load_checkpoint().weights_note
 
 
 @dataclass
@@ -76,6 +121,7 @@ class Ledger:
 
     chapter: str
     records: dict[str, Record] = field(default_factory=dict)
+    derivations: dict[str, Derivation] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,34 +131,65 @@ class Ledger:
     def path(self) -> Path:
         return ledger_dir() / (self.chapter.replace("/", "__") + ".json")
 
-    def record(self, claim: str, *, statement: str, evidence: list[str], status: str = VERIFIED,
-               measured: str = "", tolerance: str = "", reason: str = "") -> Record:
-        """Enter a claim; call it after the claim's asserts have passed."""
-        if claim not in claim_index():
-            raise KeyError(f"'{claim}' is not a claim of the book (see attention_book/claims.yml)")
-        if status not in STATUSES:
-            raise ValueError(f"status must be one of {STATUSES}, got '{status}'")
+    def derived(self, claim: str, *, symbolic: str, step: str, partial: str = "") -> Derivation:
+        """Enter a claim's derivation; call it after the derivation's asserts have passed."""
+        _known(claim)
+        if not symbolic or not step:
+            raise ValueError("a derivation says what is symbolic and which step SymPy performs")
+        self.derivations[claim] = Derivation(claim, self.chapter, symbolic, step, partial)
+        self._write()
+        return self.derivations[claim]
+
+    def record(self, claim: str, *, evidence: list[str], checks: tuple = (),
+               status: str = VERIFIED, measured: str = "", tolerance: str = "",
+               reason: str = "") -> Record:
+        """Enter a claim; call it after the claim's checks have passed."""
+        _known(claim)
+        if status not in (VERIFIED, NOT_VERIFIED, STATED):
+            raise ValueError(f"status must be one of {STATUSES[:3]}, got '{status}'")
         unknown = set(evidence) - set(EVIDENCE)
         if unknown or not evidence:
             raise ValueError(f"evidence must be a non-empty list drawn from {EVIDENCE}, "
                              f"got {evidence}")
         if status == NOT_VERIFIED and not reason:
             raise ValueError("a claim not verified in this build must say why (reason=...)")
-        rec = Record(claim, self.chapter, statement, status, list(evidence),
-                     measured, tolerance, reason)
+        if any(v.claim != claim for v in checks):
+            raise ValueError(f"{claim}: a check of another claim was passed")
+        if status == VERIFIED and set(evidence) & set(GPT2_EVIDENCE) and not checks:
+            raise ValueError(f"{claim}: a check on GPT-2 needs its Verdict against the control "
+                             "(attention_book.checks.versus_control)")
+        weights = _weights_problem(evidence)
+        if claim in _checks.failures:
+            status, reason = FAILED, _checks.failures[claim]
+        elif weights and status == VERIFIED:
+            status = MODIFIED
+        rec = Record(claim, self.chapter, status, list(evidence), measured, tolerance, reason,
+                     [asdict(v) | {"summary": v.summary()} for v in checks], weights)
         self.records[claim] = rec
         self._write()
         return rec
 
     def _write(self) -> None:
-        data = [asdict(r) for r in self.records.values()]
-        self.path.write_text(json.dumps({"chapter": self.chapter, "records": data}, indent=1))
+        data = {"chapter": self.chapter,
+                "records": [asdict(r) for r in self.records.values()],
+                "derivations": [asdict(d) for d in self.derivations.values()]}
+        self.path.write_text(json.dumps(data, indent=1))
+
+
+def _known(claim: str) -> None:
+    if claim not in claim_index():
+        raise KeyError(f"'{claim}' is not a claim of the book (see attention_book/claims.yml)")
+
+
+def _files(folder: Path | None) -> list[dict]:
+    return [json.loads(f.read_text()) for f in sorted((folder or ledger_dir()).glob("*.json"))]
 
 
 def read_records(folder: Path | None = None) -> dict[str, Record]:
     """All records in the ledger folder, by claim id."""
-    out: dict[str, Record] = {}
-    for f in sorted((folder or ledger_dir()).glob("*.json")):
-        for r in json.loads(f.read_text())["records"]:
-            out[r["claim"]] = Record(**r)
-    return out
+    return {r["claim"]: Record(**r) for f in _files(folder) for r in f["records"]}
+
+
+def read_derivations(folder: Path | None = None) -> dict[str, Derivation]:
+    """All derivations in the ledger folder, by claim id."""
+    return {d["claim"]: Derivation(**d) for f in _files(folder) for d in f.get("derivations", [])}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from attention_book.site_check import (
+from book_tools.site_check import (
     check_in_browser,
     check_links,
     check_rendering,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from attention_book.site_check import (
+from book_tools.site_check import (
     check_in_browser,
     check_links,
     check_rendering,

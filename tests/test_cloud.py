@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from attention_book import setup_env
-from attention_book.setup_env import (
+from attention_book.cloud import (
     BINDER_VARS,
     CELL_TAGS,
     CLOUD_VAR,

@@ -9,14 +9,15 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-BUDGET_S = 20.0
+from book_tools.notebooks import REPO, chapters
+
+BUDGET_S = 15.0
 
 
 def run(nb: Path) -> tuple[float, float, bool]:
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(REPO / "scripts" / "run_chapter.py"), "--quiet",
-                             str(nb)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "book_tools.run_chapter", "--quiet", str(nb)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     return time.perf_counter() - start, usage.ru_maxrss / 1024, status == 0
 
@@ -24,7 +25,7 @@ def run(nb: Path) -> tuple[float, float, bool]:
 def main() -> int:
     rows = ["| chapter | wall time (s) | peak memory (MiB) | status |", "|---|---:|---:|---|"]
     ok = True
-    for nb in sorted((REPO / "book").glob("*.ipynb")):
+    for nb in chapters():
         seconds, mib, passed = run(nb)
         within = passed and seconds < BUDGET_S
         ok &= within

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from attention_book.setup_env import cloud_cell_problem, first_cell, repository, sync_cloud_cell
+from attention_book.cloud import cloud_cell_problem, first_cell, repository, sync_cloud_cell
 
 REPO = Path(__file__).resolve().parent.parent
 

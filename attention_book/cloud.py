@@ -99,7 +99,7 @@ def first_cell(url: str, branch: str = "main") -> str:
         "import sys",
         'if "google.colab" in sys.modules:',
         f'    %pip install --quiet "attention-book @ git+{url}@{branch}"',
-        "from attention_book.setup_env import prepare_for_cloud",
+        "from attention_book.cloud import prepare_for_cloud",
         "prepare_for_cloud()",
     ])
 

@@ -1,6 +1,6 @@
 """Execute one chapter notebook as the build does; print its text outputs or errors.
 
-Usage: python scripts/run_chapter.py book/NN_name.ipynb [--save executed.ipynb]
+Usage: python -m book_tools.run_chapter book/NN_name.md [--save executed.ipynb]
 """
 
 import argparse
@@ -12,6 +12,8 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from book_tools.notebooks import read
+
 
 def main() -> int:
     ap = argparse.ArgumentParser()
@@ -19,7 +21,7 @@ def main() -> int:
     ap.add_argument("--save", type=Path)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
-    nb = nbformat.read(args.notebook, as_version=4)
+    nb = read(args.notebook)
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(args.notebook.parent)}})
     start = time.perf_counter()

@@ -13,7 +13,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from .ledger import NOT_VERIFIED, STATED, VERIFIED, claim_index, read_records
+from attention_book.ledger import NOT_VERIFIED, STATED, VERIFIED, claim_index, read_records
 
 logger = logging.getLogger(__name__)
 # Status labels are words styled by _static/ledger.css (class ledger-<slug>), not emoji:

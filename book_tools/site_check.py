@@ -7,7 +7,7 @@ local HTTP server on 127.0.0.1 (``check_in_browser``): MathJax typeset every equ
 left no raw TeX, every image loaded, no resource failed to load; a full-page screenshot of
 each page is saved.
 
-Command line: ``python -m attention_book.site_check _build/html [--no-browser]``.
+Command line: ``python -m book_tools.site_check _build/html [--no-browser]``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Build and QA tooling of the book: never imported by a chapter."""
