@@ -26,7 +26,7 @@ test: lint unit chapters strict-book site
 
 lint: $(STAMP)
 	$(BIN)/ruff check attention_book book_tools tests
-	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --ignore E402,E501,E731 {}" book/[0-9]*.md book/notation.md
+	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --line-length 79 --ignore E402,E731 {}" book/[0-9]*.md book/notation.md
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider

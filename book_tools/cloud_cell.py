@@ -1,42 +1,64 @@
-"""Write (or check) every chapter's first cell, the one that runs the chapter in Colab or Binder.
+"""The set-up cell that opens every published notebook (Colab, Binder).
 
-The cell is generated from the repository address in _config.yml (``repository: url:``),
-the one place where it is written. After changing that address, run this script once.
-
-Usage: python scripts/cloud_cell.py [--check] [book/NN_name.ipynb ...]
+The chapters' sources (``book/*.md``) do not carry it: it is added when the notebooks are
+generated (``book_tools.notebooks --cloud``), from the repository address written once in
+``_config.yml`` (``repository: url:`` and ``branch:``). Locally the cell does nothing.
 """
 
-import argparse
-import sys
+from __future__ import annotations
+
 from pathlib import Path
 
 import nbformat
+import yaml
 
-from attention_book.cloud import cloud_cell_problem, first_cell, repository, sync_cloud_cell
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("notebooks", nargs="*", type=Path)
-    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if stale")
-    args = ap.parse_args()
-    url, branch = repository(REPO / "_config.yml")
-    notebooks = args.notebooks or sorted((REPO / "book").glob("*.ipynb"))
-    bad = 0
-    for nb in notebooks:
-        if args.check:
-            problem = cloud_cell_problem(nbformat.read(nb, as_version=4), first_cell(url, branch))
-            if problem:
-                bad += 1
-                print(f"{nb}: {problem}")
-        elif sync_cloud_cell(nb, url, branch):
-            print(f"{nb}: cloud set-up cell written")
-    if bad:
-        print(f"run: python {Path(__file__).relative_to(REPO)}", file=sys.stderr)
-    return 1 if bad else 0
+CELL_ID = "cloud-setup"
+CELL_TAGS = ["hide-input", CELL_ID]
+MARKER = "# Opened in Colab or Binder?"
+NOTEBOOKS_BRANCH = "notebooks"  # where the publishing workflow pushes the generated notebooks
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def repository(config: Path) -> tuple[str, str]:
+    """(url, branch) of the book's repository, from the ``repository`` block of _config.yml."""
+    repo = (yaml.safe_load(config.read_text()) or {}).get("repository") or {}
+    if not repo.get("url"):
+        raise ValueError(f"{config} has no repository url (repository: url: ...)")
+    return str(repo["url"]).rstrip("/"), str(repo.get("branch") or "main")
+
+
+def first_cell(url: str, branch: str = "main") -> str:
+    """The source of every published notebook's first code cell."""
+    return "\n".join([
+        f"{MARKER} This installs the book's code and fetches GPT-2 small; elsewhere it does "
+        "nothing.",
+        "import subprocess",
+        "import sys",
+        "",
+        'if "google.colab" in sys.modules:',
+        "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"--quiet\",",
+        f'                    "attention-book @ git+{url}@{branch}"], check=True)',
+        "from attention_book.cloud import prepare_for_cloud",
+        "",
+        "prepare_for_cloud()",
+    ])
+
+
+def add_cloud_cell(nb: nbformat.NotebookNode, url: str, branch: str) -> None:
+    """Insert the set-up cell before the notebook's first code cell."""
+    cell = nbformat.v4.new_code_cell(first_cell(url, branch),
+                                     metadata={"tags": list(CELL_TAGS)})
+    cell.id = CELL_ID
+    first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"),
+                      len(nb.cells))
+    nb.cells.insert(first_code, cell)
+
+
+def launch_urls(url: str, notebook: str) -> dict[str, str]:
+    """Colab and Binder addresses of a published notebook (``notebook``: its file name)."""
+    owner_repo = url.removeprefix("https://github.com/")
+    return {
+        "Colab": f"https://colab.research.google.com/github/{owner_repo}/blob/"
+                 f"{NOTEBOOKS_BRANCH}/{notebook}",
+        "Binder": f"https://mybinder.org/v2/gh/{owner_repo}/{NOTEBOOKS_BRANCH}"
+                  f"?urlpath=lab/tree/{notebook}",
+    }

@@ -1,9 +1,11 @@
 """Notebooks generated from the chapters' MyST Markdown sources (the only sources).
 
-The tests run nbval on these notebooks, Colab and Binder open them, and the student
-edition is the same with the solutions removed. Nothing generated is committed.
+The tests run nbval on these notebooks; the site publishes them (with a set-up cell for
+Colab and Binder, ``book_tools.cloud_cell``) in ``notebooks/``, which the publishing
+workflow also pushes to the repository's ``notebooks`` branch for Colab and Binder to open;
+the student edition is the same with the solutions removed. Nothing generated is committed.
 
-Usage: python -m book_tools.notebooks OUT_DIR [chapter.md ...]
+Usage: python -m book_tools.notebooks OUT_DIR [--cloud] [chapter.md ...]
 """
 
 from __future__ import annotations
@@ -15,8 +17,16 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from book_tools.cloud_cell import add_cloud_cell, repository
+
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
+BINDER_REQUIREMENTS = """\
+# Binder environment of the published notebooks: the book's package and its pinned
+# dependencies, from the repository, with the CPU build of torch.
+--extra-index-url https://download.pytorch.org/whl/cpu
+attention-book @ git+{url}@{branch}
+"""
 
 
 def chapters() -> list[Path]:
@@ -28,14 +38,23 @@ def read(source: Path) -> nbformat.NotebookNode:
     return jupytext.read(source, fmt="md:myst")
 
 
-def generate(out_dir: Path, sources: list[Path] | None = None) -> list[Path]:
-    """Write one .ipynb per chapter into out_dir; return their paths."""
+def generate(out_dir: Path, sources: list[Path] | None = None,
+             cloud: bool = False) -> list[Path]:
+    """Write one .ipynb per chapter into out_dir (with the Colab/Binder set-up cell when
+    ``cloud``); return their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    url, branch = repository(REPO / "_config.yml")
     written = []
     for src in sources or chapters():
+        nb = read(src)
+        if cloud:
+            add_cloud_cell(nb, url, branch)
         path = out_dir / (src.stem + ".ipynb")
-        nbformat.write(read(src), path)
+        nbformat.write(nb, path)
         written.append(path)
+    if cloud:
+        (out_dir / "requirements.txt").write_text(BINDER_REQUIREMENTS.format(url=url,
+                                                                            branch=branch))
     return written
 
 
@@ -43,8 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir", type=Path)
     ap.add_argument("sources", nargs="*", type=Path)
+    ap.add_argument("--cloud", action="store_true", help="add the Colab/Binder set-up cell")
     args = ap.parse_args(argv)
-    for path in generate(args.out_dir, args.sources or None):
+    for path in generate(args.out_dir, args.sources or None, cloud=args.cloud):
         print(path)
     return 0
 

@@ -1,4 +1,7 @@
-"""Sphinx extension: the ``claims-ledger`` directive renders every claim with its status.
+"""Sphinx extension: the ``claims-ledger`` directive renders every claim with its status,
+the kind of each GPT-2 check (identity or finding) and the random-init control's result;
+the ``derivations-table`` directive lists every derivation (what is symbolic, which step
+SymPy performs, genuine or partial and the theorem a partial one rests on).
 
 Chapters write their records while the build executes them (reading phase); the table
 is filled in when the ledger page is resolved (writing phase), so it always shows this
@@ -13,27 +16,48 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from attention_book.ledger import NOT_VERIFIED, STATED, VERIFIED, claim_index, read_records
+from attention_book.ledger import (
+    SLUGS,
+    STATUSES,
+    claim_index,
+    read_derivations,
+    read_records,
+)
 
 logger = logging.getLogger(__name__)
 # Status labels are words styled by _static/ledger.css (class ledger-<slug>), not emoji:
 # they read the same in every browser, font and screen reader.
-MARKS = {VERIFIED: "verified", NOT_VERIFIED: "not verified in this build",
-         STATED: "stated with citations"}
-SLUGS = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated"}
 MISSING = "missing"
-HEADERS = ("Claim", "Statement", "Chapter", "Status", "Evidence", "Measured (tolerance)")
+HEADERS = ("Claim", "Statement", "Chapter", "Status", "GPT-2 check: kind, GPT-2 vs control",
+           "Measured (tolerance)")
+WIDTHS = (6, 24, 14, 11, 25, 20)
+DERIVATION_HEADERS = ("Claim", "What is symbolic", "The step SymPy performs", "Derivation")
+DERIVATION_WIDTHS = (6, 30, 44, 20)
 
 
 class ledger_placeholder(nodes.General, nodes.Element):
     pass
 
 
-class ClaimsLedgerDirective(SphinxDirective):
+class derivations_placeholder(nodes.General, nodes.Element):
+    pass
+
+
+class _GeneratedDirective(SphinxDirective):
+    placeholder: type[nodes.Element]
+
     def run(self) -> list[nodes.Node]:
         self.env.claims_ledger_docs = getattr(self.env, "claims_ledger_docs", set())
         self.env.claims_ledger_docs.add(self.env.docname)
-        return [ledger_placeholder()]
+        return [self.placeholder()]
+
+
+class ClaimsLedgerDirective(_GeneratedDirective):
+    placeholder = ledger_placeholder
+
+
+class DerivationsTableDirective(_GeneratedDirective):
+    placeholder = derivations_placeholder
 
 
 def claim_target(claim: str) -> str:
@@ -42,7 +66,7 @@ def claim_target(claim: str) -> str:
 
 def status_label(status: str | None) -> nodes.inline:
     """A status as a labelled badge: <span class="ledger-status ledger-verified">verified</span>."""
-    text, slug = (MARKS[status], SLUGS[status]) if status else (MISSING, MISSING)
+    text, slug = (status, SLUGS[status]) if status else (MISSING, MISSING)
     return nodes.inline(text, text, classes=["ledger-status", f"ledger-{slug}"])
 
 
@@ -55,13 +79,13 @@ def _row(cells: list[nodes.Node]) -> nodes.row:
     return row
 
 
-def _table(rows: list[list[nodes.Node]]) -> nodes.table:
-    table, group = nodes.table(classes=["claims-ledger"]), nodes.tgroup(cols=len(HEADERS))
+def _table(rows: list[list[nodes.Node]], headers=HEADERS, widths=WIDTHS) -> nodes.table:
+    table, group = nodes.table(classes=["claims-ledger"]), nodes.tgroup(cols=len(headers))
     table += group
-    for width in (6, 30, 16, 12, 16, 20):
+    for width in widths:
         group += nodes.colspec(colwidth=width)
     head, body = nodes.thead(), nodes.tbody()
-    head += _row([nodes.Text(h) for h in HEADERS])
+    head += _row([nodes.Text(h) for h in headers])
     for r in rows:
         body += _row(r)
     group += head
@@ -69,7 +93,8 @@ def _table(rows: list[list[nodes.Node]]) -> nodes.table:
     return table
 
 
-def _chapter_link(app: Sphinx, fromdoc: str, claim: str, chapter: str) -> nodes.Node:
+def _chapter_link(app: Sphinx, fromdoc: str, claim: str, chapter: str,
+                  text: str = "") -> nodes.Node:
     labels = app.env.domaindata["std"]["labels"]
     target = labels.get(claim_target(claim))
     if chapter not in app.env.found_docs:
@@ -79,8 +104,10 @@ def _chapter_link(app: Sphinx, fromdoc: str, claim: str, chapter: str) -> nodes.
         logger.warning(f"claim {claim} is recorded by '{chapter}' but that page has no "
                        f"target '({claim_target(claim)})='")
         return nodes.Text(chapter)
-    title = app.env.titles[chapter].deepcopy()  # keeps math in a title as math
     uri = app.builder.get_relative_uri(fromdoc, chapter) + "#" + target[1]
+    if text:
+        return nodes.reference("", "", nodes.strong("", text), internal=True, refuri=uri)
+    title = app.env.titles[chapter].deepcopy()  # keeps math in a title as math
     return nodes.reference("", "", *title.children, internal=True, refuri=uri)
 
 
@@ -92,9 +119,56 @@ def _cells(app: Sphinx, fromdoc: str, claim: str, title: str, rec) -> list[nodes
     measured = rec.measured + (f" ({rec.tolerance})" if rec.tolerance else "")
     if rec.reason:
         measured = (measured.rstrip(". ") + ". " if measured else "") + f"Why: {rec.reason}"
+    if rec.weights:
+        measured = (measured.rstrip(". ") + ". " if measured else "") + f"Weights: {rec.weights}"
     return [nodes.strong("", claim), nodes.Text(rec.statement),
             _chapter_link(app, fromdoc, claim, rec.chapter), status_label(rec.status),
-            nodes.Text(", ".join(rec.evidence)), nodes.Text(measured or "-")]
+            _kinds(rec), nodes.Text(measured or "-")]
+
+
+def _kinds(rec) -> nodes.Node:
+    """One line per GPT-2 check: its kind, GPT-2's and the control's value and verdicts."""
+    if not rec.checks:
+        return nodes.Text("no GPT-2 check (" + ", ".join(rec.evidence) + ")")
+    para = nodes.paragraph()
+    for i, c in enumerate(rec.checks):
+        if i:
+            para += nodes.Text("; ")
+        para += nodes.strong("", c["kind"])
+        para += nodes.Text(f": {c['quantity']}: GPT-2 {_num(c['gpt2'])}, control "
+                           f"{_num(c['control'])} ({'passes' if c['control_passes'] else 'fails'}"
+                           " there)")
+    return para
+
+
+def _num(x: float) -> str:
+    from attention_book.checks import num
+
+    return num(x)
+
+
+def _derivation_cells(app: Sphinx, fromdoc: str, d) -> list[nodes.Node]:
+    kind = nodes.paragraph()
+    if d.genuine:
+        kind += nodes.strong("", "genuine")
+    else:
+        kind += [nodes.strong("", "partial"), nodes.Text(f": rests on {d.partial}")]
+    return [_chapter_link(app, fromdoc, d.claim, d.chapter, text=d.claim),
+            nodes.Text(d.symbolic), nodes.Text(d.step), kind]
+
+
+def fill_derivations(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    placeholders = list(doctree.findall(derivations_placeholder))
+    if not placeholders:
+        return
+    derivations = read_derivations()
+    rows = [_derivation_cells(app, docname, derivations[c])
+            for c in claim_index() if c in derivations]
+    n_partial = sum(not d.genuine for d in derivations.values())
+    summary = nodes.paragraph("", f"In this build: {len(derivations)} derivations, "
+                                  f"{len(derivations) - n_partial} genuine, {n_partial} partial.")
+    for p in placeholders:
+        p.replace_self([summary, _table(rows, DERIVATION_HEADERS, DERIVATION_WIDTHS)])
 
 
 def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -104,10 +178,10 @@ def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     records = read_records()
     rows = [_cells(app, docname, cid, info["title"], records.get(cid))
             for cid, info in claim_index().items()]
-    counts = {s: sum(r.status == s for r in records.values()) for s in MARKS}
+    counts = {s: sum(r.status == s for r in records.values()) for s in STATUSES}
     counts[None] = len(claim_index()) - len(records)
     summary = nodes.paragraph("", "In this build: ")
-    for i, (status, n) in enumerate(counts.items()):
+    for i, (status, n) in enumerate((k, v) for k, v in counts.items() if v or k is None):
         summary += [nodes.Text(("; " if i else "") + f"{n} "), status_label(status)]
     summary += nodes.Text(".")
     for p in placeholders:
@@ -124,8 +198,11 @@ def purge(app: Sphinx, env, docname: str) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_node(ledger_placeholder)
+    app.add_node(derivations_placeholder)
     app.add_directive("claims-ledger", ClaimsLedgerDirective)
+    app.add_directive("derivations-table", DerivationsTableDirective)
     app.connect("doctree-resolved", fill_ledger)
+    app.connect("doctree-resolved", fill_derivations)
     app.connect("env-get-outdated", always_outdated)
     app.connect("env-purge-doc", purge)
     return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}
