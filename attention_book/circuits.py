@@ -1,15 +1,18 @@
-"""Spectra of the per-head circuits, computed through their d_head-wide factors.
+"""The per-head circuits, kept as their d_head-wide factors.
 
 A head's QK circuit W_Q^h W_K^h^T and OV circuit W_V^h W_O^h are 768 x 768 but of rank
-at most 64. Their non-zero singular values are those of R_A R_B^T, where A = Q_A R_A and
-B = Q_B R_B are thin QR factorisations of the two 768 x 64 factors: a 64 x 64 problem.
+at most 64. ``FactoredCircuit`` keeps them as the two 768 x 64 factors (as TransformerLens'
+``FactoredMatrix`` does): applying one to rows, its spectrum and its norm go through the
+factors, and the dense 768 x 768 matrix is formed only by ``dense()``. Non-zero singular
+values are those of R_A R_B^T, where A = Q_A R_A and B = Q_B R_B are thin QR factorisations
+of the two factors: a 64 x 64 problem.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
-from .gpt2 import AttentionWeights
+import numpy as np
 
 
 def factored_singular_values(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -20,14 +23,54 @@ def factored_singular_values(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.linalg.svd(r_a @ np.swapaxes(r_b, -1, -2), compute_uv=False)
 
 
-def qk_singular_values(layers: list[AttentionWeights]) -> np.ndarray:
+@dataclass(frozen=True)
+class FactoredCircuit:
+    """The map A @ B^T (A, B: [..., d_model, k]) kept as its factors.
+
+    ``x @ circuit`` applies it to rows through the factors; ``circuit[h]`` selects heads;
+    ``circuit.T`` is B @ A^T; ``dense()`` forms the d_model x d_model matrix on request.
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+
+    __array_ufunc__ = None  # numpy defers to __rmatmul__ instead of densifying
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (*self.A.shape[:-1], self.B.shape[-2])
+
+    def __getitem__(self, index) -> FactoredCircuit:
+        return FactoredCircuit(self.A[index], self.B[index])
+
+    @property
+    def T(self) -> FactoredCircuit:
+        return FactoredCircuit(self.B, self.A)
+
+    def __rmatmul__(self, x: np.ndarray) -> np.ndarray:
+        return (np.asarray(x) @ self.A) @ np.swapaxes(self.B, -1, -2)
+
+    def dense(self) -> np.ndarray:
+        """The full matrix A @ B^T (d_model x d_model per head): only when asked for."""
+        return self.A @ np.swapaxes(self.B, -1, -2)
+
+    def singular_values(self) -> np.ndarray:
+        """Singular values (descending, k of them) through the 64-wide factors."""
+        return factored_singular_values(self.A, self.B)
+
+    def norm(self) -> np.ndarray:
+        """Frobenius norm, through the factors (the norm of the singular values)."""
+        return np.linalg.norm(self.singular_values(), axis=-1)
+
+
+def qk_singular_values(layers: list) -> np.ndarray:
     """[n_layer, n_head, d_head] singular values of every W_Q^h W_K^h^T."""
-    return np.stack([factored_singular_values(w.W_Q, w.W_K) for w in layers])
+    return np.stack([FactoredCircuit(w.W_Q, w.W_K).singular_values() for w in layers])
 
 
-def ov_singular_values(layers: list[AttentionWeights]) -> np.ndarray:
+def ov_singular_values(layers: list) -> np.ndarray:
     """[n_layer, n_head, d_head] singular values of every W_V^h W_O^h."""
-    return np.stack([factored_singular_values(w.W_V, np.swapaxes(w.W_O, -1, -2))
+    return np.stack([FactoredCircuit(w.W_V, np.swapaxes(w.W_O, -1, -2)).singular_values()
                      for w in layers])
 
 

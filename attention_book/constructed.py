@@ -7,9 +7,12 @@ when this build has only GPT-2's attention tensors.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .gpt2 import GPT2, Config
+from .gpt2 import GPT2
+from .schema import Config, is_layernorm_weight, tensor_shapes
 
 
 def attention_shapes(d_model: int, n_head: int, n_kv: int, d_head: int) -> dict[str, tuple]:
@@ -23,22 +26,9 @@ def random_gpt2_tensors(config: Config, n_vocab: int = 50257, seed: int = 0,
     """Every tensor of a GPT-2 of this config, seeded N(0, std) (LayerNorm weights 1 + that),
     under Hugging Face key names. Edit the dict, then build ``GPT2(tensors, config)``."""
     rng = np.random.default_rng(seed)
-    d, width = config.d_model, 4 * config.d_model
-
-    def normal(*shape: int) -> np.ndarray:
-        return rng.normal(0.0, std, shape).astype(np.float32)
-
-    t = {"wte.weight": normal(n_vocab, d), "wpe.weight": normal(config.n_ctx, d),
-         "ln_f.weight": 1 + normal(d), "ln_f.bias": normal(d)}
-    for layer in range(config.n_layer):
-        p = f"h.{layer}."
-        t |= {p + "ln_1.weight": 1 + normal(d), p + "ln_1.bias": normal(d),
-              p + "attn.c_attn.weight": normal(d, 3 * d), p + "attn.c_attn.bias": normal(3 * d),
-              p + "attn.c_proj.weight": normal(d, d), p + "attn.c_proj.bias": normal(d),
-              p + "ln_2.weight": 1 + normal(d), p + "ln_2.bias": normal(d),
-              p + "mlp.c_fc.weight": normal(d, width), p + "mlp.c_fc.bias": normal(width),
-              p + "mlp.c_proj.weight": normal(width, d), p + "mlp.c_proj.bias": normal(d)}
-    return t
+    shapes = tensor_shapes(replace(config, n_vocab=n_vocab))
+    return {name: (is_layernorm_weight(name) + rng.normal(0.0, std, shape)).astype(np.float32)
+            for name, shape in shapes.items()}
 
 
 def random_gpt2(config: Config, n_vocab: int = 50257, seed: int = 0,

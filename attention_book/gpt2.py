@@ -15,23 +15,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .checkpoint import load_checkpoint
+from .schema import GPT2_SMALL, Config
+
+__all__ = ["GPT2", "Config", "AttentionWeights", "AttentionTrace", "KVCache", "attention",
+           "causal_mask", "layer_norm", "gelu_new", "softmax", "split_heads", "load_gpt2",
+           "NotAvailable"]
 
 
 class NotAvailable(RuntimeError):
     """The computation needs tensors this checkpoint does not hold (wte or MLP weights)."""
-
-
-@dataclass(frozen=True)
-class Config:
-    n_layer: int = 12
-    n_head: int = 12
-    d_model: int = 768
-    n_ctx: int = 1024
-    eps: float = 1e-5
-
-    @property
-    def d_head(self) -> int:
-        return self.d_model // self.n_head
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
@@ -177,7 +169,7 @@ class Forward:
 class GPT2:
     """GPT-2 from named tensors (Hugging Face keys); MLP and logits when they are present."""
 
-    def __init__(self, tensors: Mapping[str, np.ndarray], config: Config = Config()):
+    def __init__(self, tensors: Mapping[str, np.ndarray], config: Config = GPT2_SMALL):
         self.config = config
         self.tensors = tensors
         self.layers = [AttentionWeights.from_tensors(tensors, i, config.n_head)

@@ -18,3 +18,19 @@ def test_factored_sees_rank_deficiency():
     s = factored_singular_values(A, B)
     assert (s > float32_rank_threshold(s[0], 40)).sum() == 5
 
+
+
+def test_a_factored_circuit_acts_like_its_dense_matrix_without_forming_it():
+    from attention_book.circuits import FactoredCircuit
+
+    rng = np.random.default_rng(2)
+    A, B = rng.standard_normal((2, 3, 40, 6))  # three heads
+    circuit = FactoredCircuit(A, B)
+    dense = A @ B.transpose(0, 2, 1)
+    x = rng.standard_normal((5, 40))
+    assert circuit.shape == (3, 40, 40) and circuit[1].shape == (40, 40)
+    assert np.allclose(x @ circuit[1], x @ dense[1])
+    assert np.allclose(circuit.T[2].dense(), dense[2].T)
+    assert np.allclose(circuit.norm(), np.linalg.norm(dense, axis=(1, 2)))
+    assert np.allclose(circuit.singular_values()[0],
+                       np.linalg.svd(dense[0], compute_uv=False)[:6])

@@ -86,9 +86,12 @@ def test_attention_path_with_cache(model):
     cache = KVCache()
     first = model.run(x[:8], mlp=False, cache=cache)
     rest = model.run(x[8:], mlp=False, cache=cache)
-    assert np.abs(np.concatenate([first.output, rest.output]) - full.output).max() < 1e-4
+    # float32 through 12 layers, |output| ~ 1e3; BLAS rounds differently for different shapes
+    scale = np.abs(full.output).max()
+    assert np.abs(np.concatenate([first.output, rest.output]) - full.output).max() < 1e-5 * scale
     for layer in range(12):
-        assert np.abs(cache.keys[layer] - full.traces[layer].k).max() < 1e-4
+        k_scale = np.abs(full.traces[layer].k).max()
+        assert np.abs(cache.keys[layer] - full.traces[layer].k).max() < 1e-5 * k_scale
 
 
 def test_mask_matters(model):

@@ -11,9 +11,12 @@ import re
 import shutil
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
+from book_tools.cloud_cell import MARKER, launch_urls
+from book_tools.notebooks import chapters
 from book_tools.site_check import (
     check_in_browser,
     check_links,
@@ -53,9 +56,8 @@ def config() -> dict:
 
 
 def notebook_pages() -> list[Path]:
-    """Pages built from a notebook (the theme copies the .ipynb into _sources)."""
-    return [p for p in pages(SITE)
-            if (SITE / "_sources" / p.relative_to(SITE)).with_suffix(".ipynb").is_file()]
+    """Pages built from a chapter (a MyST Markdown notebook)."""
+    return [html_page(f"book/{md.stem}") for md in chapters()]
 
 
 @pytest.fixture(scope="module")
@@ -177,21 +179,20 @@ def test_every_computed_claim_is_stated_in_a_numbered_block():
     assert not missing, ("no {prf:...} statement block in the section of: " + ", ".join(missing))
 
 
-def test_every_chapter_has_launch_buttons_and_a_folded_cloud_cell():
-    repo = config()["repository"]
-    org_repo = re.sub(r"^https://github.com/", "", repo["url"].rstrip("/"))
+def test_every_chapter_links_to_its_published_notebook_in_colab_and_binder():
+    url = config()["repository"]["url"].rstrip("/")
     chapters = notebook_pages()
-    assert chapters, "no page was built from a notebook"
+    assert chapters, "no page was built from a chapter"
     for page in chapters:
-        doc = soup(page)
-        source = page.relative_to(SITE).with_suffix(".ipynb").as_posix()
-        hrefs = [a["href"] for a in doc.find_all("a", href=True)]
-        colab = f"https://colab.research.google.com/github/{org_repo}/blob/{repo['branch']}/{source}"
-        assert colab in hrefs, f"{source}: no Colab button to {colab}"
-        binder = f"https://mybinder.org/v2/gh/{org_repo}/{repo['branch']}?urlpath=lab/tree/{source}"
-        assert binder in hrefs, f"{source}: no Binder button to {binder}"
-        cell = doc.select_one(".cell.tag_cloud-setup")
-        assert cell is not None, f"{source}: no cloud set-up cell"
-        assert "tag_hide-input" in cell["class"], f"{source}: the cloud cell is not folded"
-        first_cell = doc.select_one(".cell")
-        assert first_cell is cell, f"{source}: the cloud cell is not the first code cell"
+        notebook = page.stem + ".ipynb"
+        line = soup(page).select_one("p.launch-line")
+        assert line is not None, f"{page.name}: no 'Run this chapter' line"
+        hrefs = [a["href"] for a in line.find_all("a", href=True)]
+        for name, href in launch_urls(url, notebook).items():
+            assert href in hrefs, f"{page.name}: no {name} link to {href}"
+        local = [h for h in hrefs if h.endswith(f"notebooks/{notebook}")]
+        assert local, f"{page.name}: no download link to notebooks/{notebook}"
+        target, _ = resolve_url(SITE, page, local[0])
+        nb = nbformat.read(target, as_version=4)
+        first = next(c for c in nb.cells if c.cell_type == "code")
+        assert first.source.startswith(MARKER), f"{notebook}: no Colab/Binder set-up cell"
