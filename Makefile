@@ -10,7 +10,7 @@ BUILD_FLAGS = --warningiserror --keep-going
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: book test lint unit notebooks chapters strict-book site bench lab clean
+.PHONY: book test lint unit control notebooks chapters strict-book site bench lab clean
 NOTEBOOKS = _build/notebooks
 
 $(STAMP): requirements.txt pyproject.toml
@@ -19,7 +19,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-book: $(STAMP)
+# The chapters execute afresh, two at a time, into the build's cache (outputs depend on the
+# checkpoint, which the cache cannot see); the build renders them from there.
+book: control
+	rm -rf _build/.jupyter_cache
+	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 test: lint unit chapters strict-book site
@@ -28,8 +32,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check attention_book book_tools tests
 	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --line-length 79 --ignore E402,E731 {}" book/[0-9]*.md book/notation.md
 
-unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider
+unit: control
+	$(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2
+
+# The random-init control every GPT-2 check also runs on: built once into the user cache.
+control: $(STAMP)
+	$(BIN)/python -c "from attention_book.control import load_control; load_control()"
 
 notebooks: $(STAMP)
 	rm -rf $(NOTEBOOKS)
@@ -37,16 +45,27 @@ notebooks: $(STAMP)
 
 # Every chapter under nbval, through notebooks generated from the MyST sources; one
 # notebook per worker, two workers.
-chapters: notebooks
+chapters: notebooks control
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
 	  -n 2 --dist loadfile $(NOTEBOOKS)
 
-strict-book: $(STAMP)
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger
+strict-book: control
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
+	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 site: $(STAMP)
 	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider
+
+# The chapters in JupyterLab, as notebooks (jupytext), with MyST rendered (jupyterlab-myst):
+# double-clicking a chapter's .md opens it as a notebook.
+LAB_SETTINGS = $(VENV)/share/jupyter/lab/settings/overrides.json
+lab: $(STAMP)
+	mkdir -p $(dir $(LAB_SETTINGS))
+	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers":' \
+	  '{"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}},' \
+	  '"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}' > $(LAB_SETTINGS)
+	$(BIN)/jupyter lab $(LAB_FLAGS) book/01_one_row_three_lenses.md
 
 bench: $(STAMP)
 	$(BIN)/python -m book_tools.bench
