@@ -138,9 +138,9 @@ def attention(w: AttentionWeights, x: np.ndarray, *, causal: bool = True,
               cache: KVCache | None = None, layer: int = 0, eps: float = 1e-5) -> AttentionTrace:
     """One GPT-2 attention layer on residual rows x [T, d_model], all heads exposed."""
     x_ln = layer_norm(x, w.ln_w, w.ln_b, eps)
-    q = np.einsum("td,hde->hte", x_ln, w.W_Q) + w.b_Q[:, None]
-    k = np.einsum("td,hde->hte", x_ln, w.W_K) + w.b_K[:, None]
-    v = np.einsum("td,hde->hte", x_ln, w.W_V) + w.b_V[:, None]
+    q = x_ln @ w.W_Q + w.b_Q[:, None]  # [T, d] @ [H, d, e] -> [H, T, e]
+    k = x_ln @ w.W_K + w.b_K[:, None]
+    v = x_ln @ w.W_V + w.b_V[:, None]
     if cache is not None:
         k, v = cache.extend(layer, k, v)
     scores = q @ k.transpose(0, 2, 1)

@@ -11,6 +11,10 @@ is a warning, and so a build error under ``-W``.
 
 from __future__ import annotations
 
+import functools
+import re
+from pathlib import Path
+
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -147,12 +151,46 @@ def _num(x: float) -> str:
     return num(x)
 
 
+CITE = re.compile(r"\{cite(?::\w+)?\}`([^`]+)`")
+
+
+@functools.lru_cache(maxsize=1)
+def _bibliography(srcdir: str, files: tuple[str, ...]) -> dict[str, str]:
+    """'Author Year' (or 'Author et al. Year') of every entry in the book's .bib files."""
+    from pybtex.database import parse_file
+
+    out = {}
+    for f in files:
+        for key, entry in parse_file(str(Path(srcdir) / f)).entries.items():
+            names = [p.last_names[0] if p.last_names else "" for p in
+                     entry.persons.get("author", [])]
+            who = names[0] + (" et al." if len(names) > 2 else
+                              f" and {names[1]}" if len(names) == 2 else "")
+            out[key] = f"{who} {entry.fields.get('year', '')}".strip()
+    return out
+
+
+def _with_citations(app: Sphinx, fromdoc: str, text: str) -> list[nodes.Node]:
+    """Text whose {cite}`key` roles become 'Author Year' linked to the references page."""
+    bib = _bibliography(str(app.srcdir), tuple(app.config.bibtex_bibfiles))
+    refs = app.builder.get_relative_uri(fromdoc, "book/references")
+    out, last = [], 0
+    for m in CITE.finditer(text):
+        out.append(nodes.Text(text[last:m.start()]))
+        names = "; ".join(bib.get(k.strip(), k.strip()) for k in m.group(1).split(","))
+        out.append(nodes.reference("", f"({names})", internal=True, refuri=refs))
+        last = m.end()
+    out.append(nodes.Text(text[last:]))
+    return out
+
+
 def _derivation_cells(app: Sphinx, fromdoc: str, d) -> list[nodes.Node]:
     kind = nodes.paragraph()
     if d.genuine:
         kind += nodes.strong("", "genuine")
     else:
-        kind += [nodes.strong("", "partial"), nodes.Text(f": rests on {d.partial}")]
+        kind += [nodes.strong("", "partial"), nodes.Text(": rests on "),
+                 *_with_citations(app, fromdoc, d.partial)]
     return [_chapter_link(app, fromdoc, d.claim, d.chapter, text=d.claim),
             nodes.Text(d.symbolic), nodes.Text(d.step), kind]
 

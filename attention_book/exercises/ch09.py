@@ -1,0 +1,74 @@
+"""Exercises of chapter 09, Heads partition the model."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from . import exercise
+
+
+def _layer_params(d: int, n_heads: int, width: int) -> int:
+    """Parameters of an attention layer: 3 lenses, W_O, 3 biases per head, b_O."""
+    return 4 * d * n_heads * width + 3 * n_heads * width + d
+
+
+def _medium() -> tuple[int, int, int]:
+    return (_layer_params(1024, 16, 64), _layer_params(1024, 1, 1024),
+            _layer_params(1024, 16, 128))
+
+
+@exercise("ex-h1-medium", difficulty="warm-up", minutes=10,
+          hint="count W_Q, W_K, W_V (d x w each, per head), W_O (w x d per "
+               "head), the three biases of width w per head and b_O of width "
+               "d; only the total width h w of the heads enters.",
+          reference=_medium,
+          wrong=lambda: (4 * 1024**2, 4 * 1024**2, 8 * 1024**2))
+def _(answer) -> str | None:
+    got = tuple(int(v) for v in answer)
+    if len(got) != 3:
+        return "give three counts: 16 x 64, 1 x 1024 and 16 x 128, in order."
+    want = _medium()
+    if got[0] != got[1]:
+        return ("the first two counts differ, but 16 heads of 64 and one head "
+                "of 1024 have the same total width.")
+    if got[0] == 4 * 1024**2 or got[2] == 8 * 1024**2:
+        return "the weight matrices are right, but the biases are missing."
+    if got[0] != want[0]:
+        return "the count for 16 heads of 64 is off."
+    if got[2] != want[2]:
+        return "the count for 16 heads of 128 is off."
+    return None
+
+
+@exercise("ex-h2-three", difficulty="standard", minutes=15,
+          hint="the three weights are part of one row that sums to 1; and a "
+               "head per position can put almost all of its own row on it.",
+          reference=lambda: (1 / 3, 3), wrong=lambda: (0.5, 2))
+def _(answer) -> str | None:
+    most_each, heads = answer
+    most_each = float(most_each)
+    if abs(most_each - 0.5) < 1e-3:
+        return ("one half is the bound for two positions; here one row is "
+                "shared by three.")
+    if abs(most_each - 1 / 3) > 5e-3:
+        return (f"{most_each:.4f} is not the most each of three positions "
+                "can receive from one softmax row.")
+    if int(heads) != heads or int(heads) != 3:
+        return (f"{heads} heads is not the number needed to deliver more than "
+                "0.9 of each of the three messages.")
+    return None
+
+
+@exercise("ex-h3-share", difficulty="warm-up", minutes=5,
+          hint="every head of such a model has the same weights: its columns "
+               "of W_Q, W_K, W_V and its rows of W_O.",
+          reference=lambda: 38 / 48, wrong=lambda: 10 / 48)
+def _(answer) -> str | None:
+    share = float(answer)
+    if not 0 <= share <= 1:
+        return "a share lies between 0 and 1."
+    if abs(share - float(Fraction(10, 48))) < 5e-3:
+        return "that is the share of the heads that were kept, not pruned."
+    if abs(share - float(Fraction(38, 48))) > 5e-3:
+        return f"{share:.3f} is not the share held by the 38 pruned heads."
+    return None
