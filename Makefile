@@ -10,7 +10,7 @@ BUILD_FLAGS = --warningiserror --keep-going
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: book test lint unit control notebooks chapters strict-book site bench lab clean
+.PHONY: book test lint unit control notebooks chapters rehearsal strict-book site bench lab clean
 NOTEBOOKS = _build/notebooks
 
 $(STAMP): requirements.txt pyproject.toml
@@ -26,7 +26,7 @@ book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-test: lint unit chapters strict-book site
+test: lint unit rehearsal chapters strict-book site
 
 lint: $(STAMP)
 	$(BIN)/ruff check attention_book book_tools tests
@@ -49,6 +49,12 @@ chapters: notebooks control
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
 	  -n 2 --dist loadfile $(NOTEBOOKS)
 
+# Every chapter on the full-shaped rehearsal stand-in (the real attention tensors with
+# synthetic wte and MLP weights, never GPT-2), two at a time: the branches that only the
+# full checkpoint takes run end to end. Its ledger stays in _build/rehearsal.
+rehearsal: control
+	$(BIN)/python -m book_tools.rehearsal
+
 strict-book: control
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
 	$(BIN)/python -m book_tools.execute
@@ -66,6 +72,16 @@ lab: $(STAMP)
 	  '{"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}},' \
 	  '"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}' > $(LAB_SETTINGS)
 	$(BIN)/jupyter lab $(LAB_FLAGS) book/01_one_row_three_lenses.md
+
+# The student edition: every chapter as a notebook without its solutions (a checking cell
+# in their place) and a README, in _build/student; then every one of them is run.
+student: control
+	rm -rf _build/student
+	$(BIN)/python -m book_tools.student _build/student --execute
+
+# The whole book as one PDF, _build/book.pdf, printed by headless Chromium (no LaTeX).
+pdf: control
+	$(BIN)/python -m book_tools.pdf _build/book.pdf
 
 bench: $(STAMP)
 	$(BIN)/python -m book_tools.bench

@@ -1,0 +1,141 @@
+"""The rehearsal catches what only the full checkpoint reaches: a code error planted in a
+full-checkpoint-only branch passes on the offline checkpoint and fails the rehearsal."""
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from attention_book import checkpoint as ck
+from attention_book import standin
+from attention_book.ledger import FAILED
+from book_tools import rehearsal
+
+HEADER = """\
+---
+jupytext:
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+"""
+OPENING = """\
+```{code-cell}
+from attention_book.checkpoint import load_checkpoint
+from attention_book.gpt2 import load_gpt2
+from attention_book.checks import check
+from attention_book.ledger import NOT_VERIFIED, VERIFIED, Ledger
+print(load_checkpoint().describe())
+model = load_gpt2()
+```
+"""
+CHAPTERS = {
+    # A KeyError that only the full-checkpoint branch reaches.
+    "zz_planted": """\
+```{code-cell}
+if model.has_wte and model.has_mlp:
+    logits = model.logits([464, 3797])
+    top = {}["planted: a key only the full-checkpoint branch reads"]
+```
+""",
+    # The full branch runs cleanly: real tokens through the whole model.
+    "zz_clean": """\
+```{code-cell}
+if model.has_wte and model.has_mlp:
+    logits = model.logits([464, 3797, 318])
+    assert logits.shape == (3, 50257)
+```
+""",
+    # A claim's check fails on the stand-in: recorded, the chapter goes on.
+    "zz_check_fails": """\
+```{code-cell}
+ledger = Ledger("book/zz_check_fails")
+check("Q6", False, "asymmetry 0.001 on token rows, expected > 0.01")
+ledger.record("Q6", evidence=["numeric"], measured="0.001")
+print("the chapter went on")
+```
+""",
+    # A full-checkpoint claim left unverified although the full tensors are there.
+    "zz_branch_not_taken": """\
+```{code-cell}
+ledger = Ledger("book/zz_branch_not_taken")
+ledger.record("I2", evidence=["GPT-2 full model"], status=NOT_VERIFIED,
+              reason="needs the token embeddings")
+```
+""",
+}
+
+
+def _write(folder, name, body, opening=OPENING):
+    path = folder / f"{name}.md"
+    path.write_text(HEADER + f"\n# {name}\n\n" + opening + "\n" + textwrap.dedent(body))
+    return path
+
+
+def test_rehearsal_judges_every_kind_of_chapter(tmp_path, checkpoint):
+    """One rehearsal of five small chapters (one test: under xdist it runs once)."""
+    folder = tmp_path / "chapters"
+    folder.mkdir()
+    sources = [_write(folder, name, body) for name, body in CHAPTERS.items()]
+    sources.append(_write(folder, "zz_silent", "```{code-cell}\nx = 1\n```\n",
+                          opening="```{code-cell}\nprint('hello')\n```\n"))
+    out = tmp_path / "rehearsal"
+    results = {r.chapter: r for r in rehearsal.rehearse(sources, out, jobs=2)}
+
+    # The planted error in a full-checkpoint-only branch fails the rehearsal ...
+    planted = results["zz_planted"]
+    assert not planted.ok
+    assert any("KeyError" in p and "planted" in p for p in planted.problems), planted.problems
+    # ... and is invisible to an ordinary run on the offline checkpoint.
+    if not checkpoint.is_full:
+        env = dict(os.environ, **{ck.ENV_VAR: str(checkpoint.path.parent),
+                                  "ATTENTION_BOOK_LEDGER_DIR": str(tmp_path / "ledger")})
+        env.pop(ck.REHEARSAL_VAR, None)
+        ordinary = rehearsal.run_one(out / "notebooks" / "zz_planted.ipynb", folder, env,
+                                     tmp_path / "ordinary")
+        assert not any(p.startswith("an exception") for p in ordinary.problems), \
+            ordinary.problems
+
+    # A clean full branch passes.
+    assert results["zz_clean"].ok, results["zz_clean"].problems
+
+    # A failed check is recorded, not raised; its ledger entry is never 'verified'.
+    r = results["zz_check_fails"]
+    assert r.ok and r.recorded == ["Q6"], (r.problems, r.recorded)
+    ledger = json.loads((out / "ledger" / "book__zz_check_fails.json").read_text())
+    (rec,) = ledger["records"]
+    assert rec["status"] == FAILED
+
+    # A full-checkpoint claim left unverified although the full tensors are there fails.
+    r = results["zz_branch_not_taken"]
+    assert not r.ok and "I2" in r.problems[0] and "did not run" in r.problems[0]
+
+    # A chapter whose first output does not say what the weights are fails.
+    r = results["zz_silent"]
+    assert not r.ok and "first output" in r.problems[0]
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert [s["chapter"] for s in summary] == [p.stem for p in sources]
+
+
+def test_rehearsal_never_writes_the_published_ledger(tmp_path):
+    with pytest.raises(ValueError, match="published ledger"):
+        rehearsal.rehearse([], rehearsal.REPO / "_build")
+
+
+def test_standin_folder_is_recognised_and_kept(checkpoint, monkeypatch):
+    folder = standin.build()
+    assert (folder / "model.safetensors").is_file()
+    assert (folder / "vocab.bpe").exists() or (folder / "merges.txt").exists()
+    monkeypatch.setenv(ck.ENV_VAR, str(folder))
+    monkeypatch.setenv(ck.REHEARSAL_VAR, "1")
+    ck._load.cache_clear()
+    try:
+        loaded = ck.load_checkpoint()
+        assert loaded.is_standin and loaded.is_full and loaded.identity.is_complete_standin
+        assert loaded.weights_note and "never GPT-2" in loaded.describe()
+    finally:
+        ck._load.cache_clear()
+    mtime = (folder / "model.safetensors").stat().st_mtime_ns
+    assert standin.build() == folder
+    assert (folder / "model.safetensors").stat().st_mtime_ns == mtime  # current: not rebuilt
