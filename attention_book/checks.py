@@ -46,15 +46,15 @@ def _other_weights() -> str:
         return ""
 
 
-def check(claim: str, ok: bool, message: str) -> bool:
+def check(claim: str, ok: bool, message: str) -> None:
     """Stop with "<claim> failed: <message>" unless ok (on other weights: record, go on)."""
     if ok:
-        return True
+        return
     text = f"{claim} failed: {message}"
     if (weights := _other_weights()):
         failures.setdefault(claim, text)
         print(f"[{weights.split(':')[0]}] {text}")
-        return False
+        return
     raise ClaimCheckFailed(text)
 
 

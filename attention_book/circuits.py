@@ -65,13 +65,12 @@ class FactoredCircuit:
 
 def qk_singular_values(layers: list) -> np.ndarray:
     """[n_layer, n_head, d_head] singular values of every W_Q^h W_K^h^T."""
-    return np.stack([FactoredCircuit(w.W_Q, w.W_K).singular_values() for w in layers])
+    return np.stack([w.QK.singular_values() for w in layers])
 
 
 def ov_singular_values(layers: list) -> np.ndarray:
     """[n_layer, n_head, d_head] singular values of every W_V^h W_O^h."""
-    return np.stack([FactoredCircuit(w.W_V, np.swapaxes(w.W_O, -1, -2)).singular_values()
-                     for w in layers])
+    return np.stack([w.OV.singular_values() for w in layers])
 
 
 def float32_rank_threshold(s_max: float | np.ndarray, size: int) -> float | np.ndarray:

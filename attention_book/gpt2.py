@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .checkpoint import load_checkpoint
+from .circuits import FactoredCircuit
 from .schema import GPT2_SMALL, Config
 
 __all__ = ["GPT2", "Config", "AttentionWeights", "AttentionTrace", "KVCache", "attention",
@@ -77,14 +78,15 @@ class AttentionWeights:
                    t[p + "attn.c_proj.bias"])
 
     @property
-    def QK(self) -> np.ndarray:
-        """Per-head QK circuits W_Q^h W_K^h^T, [H, d_model, d_model]."""
-        return self.W_Q @ self.W_K.transpose(0, 2, 1)
+    def QK(self) -> FactoredCircuit:
+        """Per-head QK circuits W_Q^h W_K^h^T, kept as their factors (``.dense()`` for the
+        [H, d_model, d_model] matrices)."""
+        return FactoredCircuit(self.W_Q, self.W_K)
 
     @property
-    def OV(self) -> np.ndarray:
-        """Per-head OV circuits W_V^h W_O^h, [H, d_model, d_model]."""
-        return self.W_V @ self.W_O
+    def OV(self) -> FactoredCircuit:
+        """Per-head OV circuits W_V^h W_O^h, kept as their factors."""
+        return FactoredCircuit(self.W_V, self.W_O.transpose(0, 2, 1))
 
 
 @dataclass
@@ -96,8 +98,8 @@ class AttentionTrace:
     k: np.ndarray            # [H, T_k, d_head] (cached keys included)
     v: np.ndarray            # [H, T_k, d_head]
     scores: np.ndarray       # [H, T_q, T_k]    raw q . k
-    masked: np.ndarray       # [H, T_q, T_k]    scaled by 1/sqrt(d_head), masked with -inf
-    pattern: np.ndarray      # [H, T_q, T_k]    softmax of masked
+    scaled_masked: np.ndarray  # [H, T_q, T_k]  scores / sqrt(d_head), -inf where masked
+    pattern: np.ndarray      # [H, T_q, T_k]    softmax of scaled_masked
     z: np.ndarray            # [H, T_q, d_head] pattern @ v
     head_writes: np.ndarray  # [H, T_q, d_model] z^h @ W_O^h
     out: np.ndarray          # [T_q, d_model]   sum of head_writes + b_O
@@ -135,8 +137,9 @@ def causal_mask(n_q: int, n_k: int) -> np.ndarray:
 
 
 def attention(w: AttentionWeights, x: np.ndarray, *, causal: bool = True,
-              cache: KVCache | None = None, layer: int = 0, eps: float = 1e-5) -> AttentionTrace:
-    """One GPT-2 attention layer on residual rows x [T, d_model], all heads exposed."""
+              cache: KVCache | None = None, layer: int = 0,
+              eps: float = 1e-5) -> AttentionTrace:
+    """One GPT-2 attention layer on residual rows x [T, d_model]."""
     x_ln = layer_norm(x, w.ln_w, w.ln_b, eps)
     q = x_ln @ w.W_Q + w.b_Q[:, None]  # [T, d] @ [H, d, e] -> [H, T, e]
     k = x_ln @ w.W_K + w.b_K[:, None]
@@ -144,14 +147,16 @@ def attention(w: AttentionWeights, x: np.ndarray, *, causal: bool = True,
     if cache is not None:
         k, v = cache.extend(layer, k, v)
     scores = q @ k.transpose(0, 2, 1)
-    masked = scores / math.sqrt(q.shape[-1])  # a Python float keeps float32
+    scaled = scores / math.sqrt(q.shape[-1])  # a Python float keeps float32
     if causal:
-        masked = np.where(causal_mask(q.shape[1], k.shape[1]), -np.inf, masked)
-    pattern = softmax(masked)
+        hidden = causal_mask(q.shape[1], k.shape[1])
+        scaled = np.where(hidden, -np.inf, scaled)
+    pattern = softmax(scaled)
     z = pattern @ v
     head_writes = z @ w.W_O
-    return AttentionTrace(x_ln, q, k, v, scores, masked, pattern, z, head_writes,
-                          head_writes.sum(0) + w.b_O)
+    out = head_writes.sum(0) + w.b_O
+    return AttentionTrace(x_ln, q, k, v, scores, scaled, pattern, z,
+                          head_writes, out)
 
 
 @dataclass

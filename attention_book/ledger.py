@@ -105,6 +105,11 @@ class Derivation:
     def genuine(self) -> bool:
         return not self.partial
 
+    def _repr_markdown_(self) -> str:
+        kind = "genuine" if self.genuine else f"partial, resting on {self.partial}"
+        return (f"*Derivation of {self.claim} ({kind}).* Symbolic: {self.symbolic}. "
+                f"SymPy performs: {self.step}.")
+
 
 def _weights_problem(evidence: list[str]) -> str:
     """'' when GPT-2 evidence came from GPT-2 small as released, else what it came from."""

@@ -220,6 +220,34 @@ def check_rendering(site: Path) -> list[Problem]:
     return list(dict.fromkeys(problems))
 
 
+# What SymPy's repr looks like: a derivation printed instead of typeset.
+SYMPY_REPR = re.compile(
+    r"\b(Sum|Product|MatrixSymbol|MatrixElement|KroneckerDelta|Piecewise|BlockMatrix|"
+    r"ZeroMatrix|Identity|ImmutableDenseMatrix|Matrix|Symbol|Integer|Rational|Eq|Lambda|"
+    r"FunctionMatrix|Transpose|Trace|Indexed|IndexedBase|Dummy|"
+    r"Derivation|Record|Verdict|Result|Checkpoint)\("
+    r"|\b_i_\d|\b\w+\.T\*|[A-Za-z_]\w*\*\*\w")
+
+
+def check_sympy_output(site: Path) -> list[Problem]:
+    """No output shows a SymPy object's repr: derivations are typeset, never printed."""
+    site = site.resolve()
+    problems = []
+    for page in pages(site):
+        for out in soup(page).select(".cell_output"):
+            for block in out.find_all(["pre", "code"]):
+                if (m := SYMPY_REPR.search(block.get_text())):
+                    line = next(x for x in block.get_text().splitlines() if m.group(0) in x)
+                    problems.append(Problem(_rel(site, page), "SymPy repr in an output",
+                                            repr(line.strip()[:120])))
+    return list(dict.fromkeys(problems))
+
+
+def typeset_outputs(page: Path) -> int:
+    """How many cell outputs of a page are typeset mathematics (LaTeX for MathJax)."""
+    return sum(1 for out in soup(page).select(".cell_output") if out.select(".math"))
+
+
 # ----------------------------------------------------------------------------- browser
 
 
@@ -309,7 +337,11 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
       raw.push(n.textContent.trim().slice(0, 100));
   }
   const text = e => e.textContent.slice(0, 80);
+  const cut = Array.from(document.querySelectorAll('.cell_input pre, div.highlight pre'))
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.textContent.split('\n').reduce((a, b) => a.length >= b.length ? a : b, ''));
   done(JSON.stringify({
+    cut: cut.map(t => t.slice(0, 100)),
     mathjax: mathjax, maths: maths.length,
     untypeset: maths.filter(e => !e.querySelector('mjx-container')).map(text),
     mjx: document.querySelectorAll('mjx-container').length,
@@ -351,6 +383,8 @@ def inspect_page(browser, url: str, rel: str, screenshot: Path | None) -> list[P
     problems += [Problem(rel, "MathJax error", t) for t in report["merrors"][:10]]
     problems += [Problem(rel, "raw TeX in the text", repr(t)) for t in report["raw"][:10]]
     problems += [Problem(rel, "image did not load", str(src)) for src in report["broken"]]
+    problems += [Problem(rel, f"code cut off at a {WINDOW[0]}-px window", repr(line))
+                 for line in report["cut"][:10]]
     for entry in browser.get_log("browser"):
         message = entry.get("message", "")
         if entry.get("level") == "SEVERE" and "favicon.ico" not in message:
@@ -396,6 +430,165 @@ def check_in_browser(site: Path, screenshots: Path | None = None,
             if shot is not None:
                 saved.append(shot)
     return problems, saved
+
+
+# ------------------------------------------------- figures: captions, alt text, phones
+# (Course material: every figure is captioned and described for a screen reader, and fits
+# a 360-px phone screen. Static part: check_figure_captions; browser part:
+# check_narrow_viewport.)
+
+NARROW = (360, 740)  # CSS px: a small phone in portrait
+# A figure drawn wider than this (px) shrinks on a phone below 330/900 = 37% of its size,
+# and its 9-pt text (13.75 px at the book's 110 dpi) to 5 px. The book's figures are drawn
+# about 6.4 in wide: 704 px, up to about 880 with a legend or colour bar outside the axes;
+# three panels side by side come out at 950 px and more.
+MAX_FIGURE_PX = 900
+IMAGE_FILE = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|gif|svg|webp)$", re.I)
+PLACEHOLDER_ALT = frozenset({"png", "jpg", "jpeg", "svg", "gif", "image", "img", "figure",
+                             "fig", "plot", "picture", "graph", "chart", "output", "none",
+                             "<figure>", "figure 1", "image/png", "untitled"})
+
+
+def alt_problem(alt: str | None) -> str | None:
+    """What is wrong with an image's alt text, or None when it describes something."""
+    text = (alt or "").strip()
+    if not text:
+        return "no alt text"
+    if IMAGE_FILE.search(text) or "_images/" in text or text.startswith("data:"):
+        return f"alt text is a file name: {text[:80]!r}"
+    if text.lower().rstrip(".") in PLACEHOLDER_ALT:
+        return f"alt text says nothing: {text!r}"
+    if len(text.split()) < 3:
+        return f"alt text too short to describe a figure: {text!r}"
+    return None
+
+
+def _figure_images(doc: BeautifulSoup):
+    """(img, its <figure> or None) for every figure of a page: images in <figure> elements
+    and images in cell outputs (the theme's logos and icons are not figures)."""
+    article = doc.find("article") or doc.find("main") or doc.body or doc
+    seen = set()
+    for img in article.find_all("img"):
+        figure = img.find_parent("figure")
+        in_output = img.find_parent(class_=re.compile(r"^(cell_output|output)$")) is not None
+        if (figure is not None or in_output) and id(img) not in seen:
+            seen.add(id(img))
+            yield img, figure
+
+
+def check_figure_captions(site: Path) -> list[Problem]:
+    """Every figure (a <figure>, or an image in a cell's output) has a caption and an alt
+    text that describes it (not empty, not a file name such as "_images/x.png", not "png")."""
+    site = site.resolve()
+    problems = []
+    for page in pages(site):
+        rel, doc = _rel(site, page), soup(page)
+        for img, figure in _figure_images(doc):
+            src = (img.get("src") or "")[:80]
+            caption = figure.find("figcaption") if figure is not None else None
+            if caption is None or not caption.get_text(" ", strip=True):
+                problems.append(Problem(rel, "figure without caption", src))
+            if (issue := alt_problem(img.get("alt"))) is not None:
+                problems.append(Problem(rel, "figure without meaningful alt text",
+                                        f"{src}: {issue}"))
+    return problems
+
+
+def check_solutions_folded(site: Path) -> list[Problem]:
+    """Every exercise's solution is folded on the site (sphinx-exercise's solution box with
+    the ``dropdown`` class, which sphinx-togglebutton closes): a student sees the exercise
+    first and opens the solution on purpose."""
+    site = site.resolve()
+    problems = []
+    for page in pages(site):
+        for box in soup(page).select("div.solution, div.solution-start"):
+            if "dropdown" not in (box.get("class") or []):
+                problems.append(Problem(_rel(site, page), "solution not folded",
+                                        box.get("id") or box.get_text(" ", strip=True)[:60]))
+    return problems
+
+
+# Runs in the page at phone width: unfold everything, wait for images, measure figures.
+NARROW_JS = r"""
+const done = arguments[arguments.length - 1];
+const maxFigure = arguments[0];
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+(async () => {
+  for (let t = 0; t < 200 && document.readyState !== 'complete'; t++) await sleep(50);
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+  const scope = document.querySelector('article') || document.querySelector('main')
+    || document.body;
+  const imgs = Array.from(scope.querySelectorAll('img')).filter(
+    i => i.closest('figure') || i.closest('.cell_output, .output'));
+  imgs.forEach(i => { i.loading = 'eager'; });
+  await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
+    i.addEventListener('load', r); i.addEventListener('error', r); })));
+  await sleep(100);
+  const vw = document.documentElement.clientWidth;
+  const out = [];
+  for (const i of imgs) {
+    const r = i.getBoundingClientRect();
+    if (r.width === 0) continue;  // not laid out (e.g. in a hidden tab)
+    const src = (i.getAttribute('src') || '').slice(0, 80);
+    if (r.left < -1 || r.right > vw + 1)
+      out.push(['figure overflows the screen',
+                `${src}: spans x = ${Math.round(r.left)}..${Math.round(r.right)} px of ${vw}`]);
+    else if (i.naturalWidth > vw && r.width >= i.naturalWidth)
+      out.push(['figure not scaled to the screen',
+                `${src}: drawn ${Math.round(r.width)} px wide on a ${vw}-px screen`]);
+    else if (i.naturalWidth > maxFigure)
+      out.push(['figure too wide to read on a phone',
+                `${src}: ${i.naturalWidth} px wide (at most ${maxFigure}), shown at `
+                + `${Math.round(100 * r.width / i.naturalWidth)}% on a ${vw}-px screen`]);
+  }
+  for (const f of scope.querySelectorAll('figure')) {
+    if (f.scrollWidth > f.clientWidth + 1)
+      out.push(['figure overflows its box',
+                `${(f.id || f.className || 'figure').slice(0, 60)}: content ${f.scrollWidth} px `
+                + `in ${f.clientWidth} px`]);
+  }
+  done(JSON.stringify({viewport: vw, figures: imgs.length, problems: out}));
+})().catch(e => done(JSON.stringify({error: String(e)})));
+"""
+
+
+def check_narrow_viewport(site: Path, screenshots: Path | None = None,
+                          only: Iterable[Path] | None = None,
+                          size: tuple[int, int] = NARROW,
+                          max_figure_px: int = MAX_FIGURE_PX) -> list[Problem]:
+    """Every page on a phone (360 CSS px wide, emulated in headless Chromium): no figure
+    reaches past the screen's edges, figures wider than the screen are scaled down to it,
+    and none is drawn so wide (more than max_figure_px) that its text becomes unreadable
+    when it is. Optionally saves a screenshot of each page's first screen."""
+    binary, driver = find_browser()
+    if not (binary and driver):
+        raise FileNotFoundError(f"the phone-width check needs Chromium and chromedriver "
+                                f"(found {binary}, {driver})")
+    site = site.resolve()
+    problems = []
+    with serve(site) as root, chromium(binary, driver) as browser:
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
+        for page in (list(only) if only is not None else pages(site)):
+            if refresh_target(page) is not None:
+                continue
+            rel = _rel(site, page)
+            browser.get(root + rel)
+            report = json.loads(browser.execute_async_script(NARROW_JS, max_figure_px))
+            if "error" in report:
+                problems.append(Problem(rel, "page script failed", report["error"]))
+                continue
+            if report["viewport"] > size[0]:
+                problems.append(Problem(rel, "not a phone-width layout",
+                                        f"{report['viewport']} px wide, wanted {size[0]}"))
+            problems += [Problem(rel, kind, detail) for kind, detail in report["problems"]]
+            if screenshots is not None:
+                shot = screenshots / (rel.removesuffix(".html").replace("/", "__") + ".png")
+                shot.parent.mkdir(parents=True, exist_ok=True)
+                browser.execute_script("window.scrollTo(0, 0)")
+                shot.write_bytes(browser.get_screenshot_as_png())
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:

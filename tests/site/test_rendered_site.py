@@ -196,3 +196,25 @@ def test_every_chapter_links_to_its_published_notebook_in_colab_and_binder():
         nb = nbformat.read(target, as_version=4)
         first = next(c for c in nb.cells if c.cell_type == "code")
         assert first.source.startswith(MARKER), f"{notebook}: no Colab/Binder set-up cell"
+
+
+# ------------------------------------------------- figures: captions, alt text, phones
+
+
+def test_every_figure_has_a_caption_and_an_alt_text_that_describes_it():
+    from book_tools.site_check import check_figure_captions
+
+    fail_on(check_figure_captions(SITE))
+
+
+def test_every_solution_is_folded():
+    from book_tools.site_check import check_solutions_folded
+
+    fail_on(check_solutions_folded(SITE))
+
+
+def test_on_a_360_px_phone_every_figure_fits_the_screen(browser_run):
+    """browser_run: only where Chromium is (it fails or skips the same way)."""
+    from book_tools.site_check import check_narrow_viewport
+
+    fail_on(check_narrow_viewport(SITE, SITE.parent / "screenshots-phone"))

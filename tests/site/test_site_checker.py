@@ -105,3 +105,92 @@ def test_the_browser_sees_a_missing_figure_and_untypeset_math(site, tmp_path):
     assert len(shots) == 3 and all(s.stat().st_size > 1000 for s in shots)
     with Image.open(tmp_path / "shots" / "book__clean.png") as im:
         assert im.width > 500 and im.height > 100
+
+
+# ------------------------------------------------- figures: captions, alt text, phones
+
+
+PHONE_PAGE = """<!DOCTYPE html><html><head><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main>{body}</main></body></html>"""
+
+
+def figure_site(tmp_path: Path) -> Path:
+    """Pages whose figures are fine, uncaptioned, badly described, or too wide for a phone;
+    and a page made for desktops only (no viewport meta tag)."""
+    site = tmp_path / "figures"
+    (site / "_images").mkdir(parents=True)
+    Image.new("RGB", (300, 200), "steelblue").save(site / "_images" / "small.png")
+    Image.new("RGB", (1200, 400), "darkorange").save(site / "_images" / "wide.png")
+    good = 'alt="Twelve bars, one per head, rising with the layer"'
+    pages = {
+        "good.html": f"""<article>
+        <img src="_images/small.png" alt="">  <!-- a logo: not a figure -->
+        <figure><img src="_images/small.png" {good} style="max-width:100%">
+        <figcaption>Ranks.</figcaption></figure>
+        <figure><img src="_images/wide.png" {good} style="max-width:100%">
+        <figcaption>Wide, scaled down.</figcaption></figure></article>""",
+        "bad.html": f"""<article>
+        <div class="cell_output"><img src="_images/small.png" alt="_images/small.png"></div>
+        <figure><img src="_images/small.png" alt="png"></figure>
+        <figure><img src="_images/wide.png" {good}><figcaption>Too wide.</figcaption></figure>
+        </article>"""}
+    for name, body in pages.items():
+        (site / name).write_text(PHONE_PAGE.format(title=name, body=body))
+    write(site, "desktop.html", "<article><p>No viewport meta tag.</p></article>")
+    return site
+
+
+def test_figures_without_caption_or_with_a_file_name_for_alt_text_are_reported(tmp_path):
+    from book_tools.site_check import alt_problem, check_figure_captions
+
+    found = by_page(check_figure_captions(figure_site(tmp_path)))
+    assert set(found) == {"bad.html"}, found
+    assert sorted(found["bad.html"]) == [
+        ("figure without caption", "_images/small.png"),
+        ("figure without caption", "_images/small.png"),
+        ("figure without meaningful alt text",
+         "_images/small.png: alt text is a file name: '_images/small.png'"),
+        ("figure without meaningful alt text", "_images/small.png: alt text says nothing: 'png'"),
+    ]
+    assert alt_problem(None) == "no alt text"
+    assert alt_problem("fig-scores.svg").startswith("alt text is a file name")
+    assert alt_problem("Plot") == "alt text says nothing: 'Plot'"
+    assert alt_problem("Heatmap of 144 heads' asymmetry, layer down, head across") is None
+
+
+def test_on_a_phone_a_figure_wider_than_the_screen_is_reported(tmp_path):
+    from book_tools.site_check import check_narrow_viewport
+
+    binary, driver = find_browser()
+    if not (binary and driver):
+        if REQUIRE:
+            pytest.fail("Chromium and chromedriver are required")
+        pytest.skip(f"no headless Chromium/chromedriver here (found {binary}, {driver})")
+    site = figure_site(tmp_path)
+    found = by_page(check_narrow_viewport(site, screenshots=tmp_path / "phone",
+                                          max_figure_px=2000))
+    assert set(found) == {"bad.html", "desktop.html"}, found
+    assert found["desktop.html"] == [("not a phone-width layout", "980 px wide, wanted 360")]
+    kinds = [kind for kind, _ in found["bad.html"]]
+    # the wide image runs off the screen (and out of its figure); the small one, 300 px in a
+    # figure whose margins leave it 264 px, only out of its figure
+    assert kinds == ["figure overflows the screen", "figure overflows its box",
+                     "figure overflows its box"], found
+    # the good page's 1200-px figure fits, scaled to 27%: too small to read (the default
+    # limit is 900 px)
+    strict = by_page(check_narrow_viewport(site, only=[site / "good.html"]))
+    assert [kind for kind, _ in strict["good.html"]] == ["figure too wide to read on a phone"]
+    assert "of 360" in found["bad.html"][0][1]
+    with Image.open(tmp_path / "phone" / "good.png") as im:
+        assert im.width == 720  # 360 CSS px at device scale 2
+
+
+def test_a_solution_that_is_not_folded_is_reported(tmp_path):
+    from book_tools.site_check import check_solutions_folded
+
+    site = tmp_path / "html"
+    write(site, "folded.html", '<div class="solution dropdown admonition" id="s1">x</div>')
+    write(site, "open.html", '<div class="solution admonition" id="s2">the answer</div>')
+    assert [str(p) for p in check_solutions_folded(site)] == [
+        "open.html: solution not folded: s2"]

@@ -1,0 +1,112 @@
+"""Exercises of chapter 01, One row, three lenses (claims L1-L3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..gpt2 import attention, layer_norm, load_gpt2
+from ..inputs import example_rows
+from . import exercise
+
+LAYER = 5
+KEY_HEAD = 7
+ALPHA, BETA = sp.symbols("alpha beta")
+
+
+def _layer5_by_hand(normalise: bool = True) -> tuple[np.ndarray, ...]:
+    """q, k, v [12, T, 64] of layer 5 on the example rows, from c_attn and ln_1."""
+    model = load_gpt2()
+    t, cfg = model.tensors, model.config
+    x = example_rows(model).x
+    p = f"h.{LAYER}."
+    if normalise:
+        x = layer_norm(x, t[p + "ln_1.weight"], t[p + "ln_1.bias"])
+    qkv = x @ t[p + "attn.c_attn.weight"] + t[p + "attn.c_attn.bias"]
+    d = cfg.d_model
+    return tuple(qkv[:, s * d:(s + 1) * d]
+                 .reshape(len(x), cfg.n_head, cfg.d_head).transpose(1, 0, 2)
+                 for s in range(3))
+
+
+@exercise("ex-l1-layer5", difficulty="standard", minutes=15,
+          hint="Layer 5's lenses read ln_1 of layer 5 applied to the rows; c_attn's "
+               "columns are [Q | K | V], each third 12 heads of 64 columns.",
+          reference=_layer5_by_hand, wrong=lambda: _layer5_by_hand(normalise=False))
+def _(answer) -> str | None:
+    model = load_gpt2()
+    want = attention(model.layers[LAYER], example_rows(model).x)
+    if len(answer) != 3:
+        return "the answer should be three arrays, (q, k, v)."
+    for name, got, ref in zip("qkv", answer, (want.q, want.k, want.v),
+                              strict=True):
+        got = np.asarray(got)
+        if got.shape != ref.shape:
+            return (f"{name} has shape {got.shape}; expected one array per head, "
+                    f"[heads, positions, head width] = {ref.shape}.")
+        gap = float(np.abs(got - ref).max())
+        if not gap < 1e-4:  # float32 rounding of 768-term sums is ~1e-6
+            return (f"{name} differs from what layer 5 computes by up to {gap:.3g} "
+                    "(float32 rounding would be about 1e-6).")
+    return None
+
+
+def _point_on(factor: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """A pair (alpha, beta) where the factor vanishes but alpha + beta != 1."""
+    for a in (2, 3, -1):
+        for b in sp.solve(factor.subs(ALPHA, a), BETA):
+            if b.is_real and a + b != 1:
+                return sp.Integer(a), b
+    for a in sp.solve(factor.subs(BETA, 0), ALPHA):
+        if a.is_real and a != 1:
+            return a, sp.Integer(0)
+    return None
+
+
+@exercise("ex-l2-defect", difficulty="warm-up", minutes=10,
+          hint="Set the defect (1 - alpha - beta) b to zero for a b that is not zero.",
+          reference=lambda: sp.Eq(ALPHA + BETA, 1), wrong=lambda: sp.Eq(ALPHA + BETA, 0))
+def _(answer) -> str | None:
+    expr = answer.lhs - answer.rhs if isinstance(answer, sp.Equality) else sp.sympify(answer)
+    if not isinstance(expr, sp.Expr) or not expr.free_symbols:
+        return "the answer should be a condition on alpha and beta, e.g. sp.Eq(..., ...)."
+    if not expr.free_symbols <= {ALPHA, BETA}:
+        return ("the condition should involve only sp.Symbol('alpha') and "
+                "sp.Symbol('beta'), with no assumptions.")
+    try:
+        _, factors = sp.factor_list(sp.numer(sp.together(expr)), ALPHA, BETA)
+    except sp.PolynomialError:
+        return "write the condition as a polynomial equation in alpha and beta."
+    target = ALPHA + BETA - 1
+    wrong = [f for f, _ in factors if sp.simplify(f / target).free_symbols]
+    if not wrong:
+        return None
+    point = _point_on(wrong[0])
+    if point is None:
+        return "your condition is not the set of pairs where the defect vanishes."
+    a, b = point
+    return (f"your condition allows alpha = {a}, beta = {b}, where the defect is "
+            f"{1 - a - b} times b, not zero.")
+
+
+KEY_COLUMNS = (768 + KEY_HEAD * 64, 768 + (KEY_HEAD + 1) * 64)
+
+
+@exercise("ex-l3-columns", difficulty="warm-up", minutes=5,
+          hint="Thirds first (Q, K, V, 768 columns each), then 64-column heads "
+               "within a third, both counted from 0.",
+          reference=lambda: KEY_COLUMNS, wrong=lambda: (KEY_HEAD * 64, (KEY_HEAD + 1) * 64))
+def _(answer) -> str | None:
+    start, stop = (int(v) for v in answer)
+    if stop - start != 64:
+        return f"the columns {start}:{stop} are {stop - start} wide; one head is 64 wide."
+    third = ("query", "key", "value")[start // 768] if 0 <= start < 3 * 768 else None
+    if third is None:
+        return f"column {start} is outside c_attn, which has 2304 columns."
+    if third != "key":
+        return f"columns {start}:{stop} are in the {third} third of c_attn."
+    if start % 64:
+        return f"columns {start}:{stop} straddle two heads: a head starts at a multiple of 64."
+    if (start, stop) != KEY_COLUMNS:
+        return f"columns {start}:{stop} hold the keys of head {(start - 768) // 64}."
+    return None

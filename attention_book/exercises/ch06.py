@@ -1,0 +1,149 @@
+"""Checkers for the exercises of chapter 06, the output matrix W_O."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+import numpy as np
+
+from ..constructed import attention_shapes
+from ..gpt2 import attention, load_gpt2
+from ..inputs import example_rows
+from . import exercise
+
+LAYER = 3
+
+
+def _relative(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.linalg.norm(x - y) / np.linalg.norm(y))
+
+
+# --- ex-o2-bias ---------------------------------------------------------------
+
+def _all_heads_ablated() -> np.ndarray:
+    """Layer 3's output with the whole concatenation zeroed, one row per position."""
+    model = load_gpt2()
+    t, n_rows = model.tensors, len(example_rows(model).x)
+    width = t[f"h.{LAYER}.attn.c_proj.weight"].shape[0]
+    zeroed = np.zeros((n_rows, width), np.float32)
+    return zeroed @ t[f"h.{LAYER}.attn.c_proj.weight"] + t[f"h.{LAYER}.attn.c_proj.bias"]
+
+
+def _nothing_left() -> np.ndarray:
+    return np.zeros_like(_all_heads_ablated())
+
+
+@exercise("ex-o2-bias", difficulty="warm-up", minutes=10,
+          hint="write the layer output as the sum over heads of z^i W_O^(i), plus "
+               "whatever is added after the projection, and set every z^i to zero.",
+          reference=_all_heads_ablated, wrong=_nothing_left)
+def _(answer) -> str | None:
+    got = np.asarray(answer, dtype=np.float64)
+    expected = _all_heads_ablated().astype(np.float64)
+    if got.ndim not in (1, 2) or got.shape[-1] != expected.shape[-1]:
+        return (f"the answer has shape {got.shape}; it should have "
+                f"{expected.shape[-1]} numbers per row, the width of the residual stream.")
+    if got.ndim == 2 and got.shape[0] != expected.shape[0]:
+        return (f"the answer has {got.shape[0]} rows; the book's input has "
+                f"{expected.shape[0]} positions (or give a single row).")
+    if np.abs(got).max() == 0:
+        return ("an all-zero answer says nothing is left, but the layer still outputs "
+                "something when every head is silent.")
+    gap = np.abs(got - expected).max() / np.abs(expected).max()
+    if gap > 1e-5:
+        return (f"these numbers differ from layer {LAYER}'s output with every head "
+                f"ablated by {gap:.2g} of its largest entry.")
+    return None
+
+
+# --- ex-o2-nonadditive --------------------------------------------------------
+
+ABLATED_LAYER, HEADS = 1, (3, 7)
+
+
+@functools.lru_cache(maxsize=1)
+def _mismatches() -> dict[str, float]:
+    """Joint ablation of heads 1.3 and 1.7 against the sum of the single ones."""
+    model = load_gpt2()
+    x0 = example_rows(model).x
+    base = model.run(x0, mlp=False)
+
+    def ablated(heads: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        w = model.layers[ABLATED_LAYER]
+        keep = np.ones(model.config.n_head, np.float32)
+        keep[list(heads)] = 0.0
+        w_off = replace(w, W_O=w.W_O * keep[:, None, None])
+        x = base.residuals[ABLATED_LAYER]
+        out = attention(w_off, x).out
+        x = x + out
+        for layer in model.layers[ABLATED_LAYER + 1:]:
+            x = x + attention(layer, x).out
+        return out, x
+
+    runs = {hs: ablated(hs) for hs in [(HEADS[0],), (HEADS[1],), HEADS]}
+    result = {}
+    for name, index, reference in [("layer 1 output", 0, base.traces[ABLATED_LAYER].out),
+                                   ("after 12 layers", 1, base.output)]:
+        delta = {hs: r[index] - reference for hs, r in runs.items()}
+        result[name] = _relative(delta[HEADS], delta[(HEADS[0],)] + delta[(HEADS[1],)])
+    return result
+
+
+def _all_additive() -> dict[str, float]:
+    return {"layer 1 output": 0.0, "after 12 layers": 0.0}
+
+
+@exercise("ex-o2-nonadditive", difficulty="standard", minutes=20,
+          hint="run the three ablated models through all 12 layers of the attention "
+               "path (mlp=False) and subtract the unablated run at layer 1 and at the "
+               "end.",
+          reference=lambda: dict(_mismatches()), wrong=_all_additive)
+def _(answer) -> str | None:
+    expected = _mismatches()
+    missing = set(expected) - set(answer)
+    if missing:
+        return f"the answer needs the keys {sorted(expected)}; {sorted(missing)} missing."
+    inside = float(answer["layer 1 output"])
+    after = float(answer["after 12 layers"])
+    if not 0 <= inside < 1e-4:
+        return (f"your mismatch at layer 1's output, {inside:.2g}, is larger than float32 "
+                "rounding of a sum allows.")
+    if abs(after - expected["after 12 layers"]) > 0.05 * expected["after 12 layers"]:
+        return (f"your mismatch after 12 layers, {after:.2g}, is not what the ablated "
+                "runs give.")
+    return None
+
+
+# --- ex-o4-mqa ----------------------------------------------------------------
+
+def _mqa() -> dict:
+    shapes = attention_shapes(8192, 64, 1, 128)
+    ratios = {}
+    for g in (64, 8, 1):
+        s = attention_shapes(8192, 64, g, 128)
+        ratios[g] = int(np.prod(s["W_O"])) // int(np.prod(s["W_K"]))
+    return {"shapes": shapes, "ratios": ratios}
+
+
+def _ratios_upside_down() -> dict:
+    right = _mqa()
+    return {"shapes": right["shapes"], "ratios": {g: 64 // r for g, r in
+                                                  right["ratios"].items()}}
+
+
+@exercise("ex-o4-mqa", difficulty="warm-up", minutes=10,
+          hint="only W_K and W_V depend on the number of key-value heads g; write "
+               "|W_O| and |W_K| with the chapter's symbolic sizes before dividing.",
+          reference=_mqa, wrong=_ratios_upside_down)
+def _(answer) -> str | None:
+    expected = _mqa()
+    shapes = {name: tuple(int(x) for x in s) for name, s in answer["shapes"].items()}
+    for name, shape in expected["shapes"].items():
+        if shapes.get(name) != tuple(shape):
+            return f"the shape of {name} with g = 1 is not {shapes.get(name)}."
+    for g, ratio in expected["ratios"].items():
+        got = answer["ratios"].get(g)
+        if got is None or float(got) != float(ratio):
+            return f"the ratio |W_O| / |W_K| for g = {g} is not {got}."
+    return None

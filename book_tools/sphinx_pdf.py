@@ -1,0 +1,26 @@
+"""Sphinx extension for the PDF build only (``book_tools.pdf`` adds it to a temporary
+configuration): lets the single-page HTML builder write every node the HTML builder writes.
+
+Some extensions register their nodes' HTML writers for the ``html`` builder alone (MyST-NB's
+``HideCodeCellNode`` for folded code cells, sphinx-jupyterbook-latex's ``HiddenCellNode``);
+``singlehtml`` then stops with "unknown node type". The single page is HTML too, so each
+writer the ``html`` builder has is given to ``singlehtml`` where it has none.
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+
+def share_html_writers(app: Sphinx) -> None:
+    if app.builder.name != "singlehtml":
+        return
+    handlers = app.registry.translation_handlers
+    single = handlers.setdefault("singlehtml", {})
+    for node, writers in handlers.get("html", {}).items():
+        single.setdefault(node, writers)
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("builder-inited", share_html_writers)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
