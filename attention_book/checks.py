@@ -102,7 +102,8 @@ def versus_control(claim: str, kind: str, quantity: str, *, gpt2: float, control
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     g, c = bool(passes(gpt2)), bool(passes(control))
-    check(claim, g, f"{quantity} = {num(gpt2)} on GPT-2, expected {expected}")
+    weights = "GPT-2" if not _other_weights() else "the loaded weights (not GPT-2 as released)"
+    check(claim, g, f"{quantity} = {num(gpt2)} on {weights}, expected {expected}")
     if kind == IDENTITY:
         check(claim, c, f"the identity fails on the random-init control: {quantity} = "
                         f"{num(control)}, expected {expected}; the code, not the model, is wrong")
