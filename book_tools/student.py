@@ -161,7 +161,7 @@ Where a solution was, a code cell shows how to check your answer:
 ```python
 from attention_book import exercises
 
-your_answer = ...   # your answer, in the form the exercise asks for
+your_answer = None   # replace None by your answer, in the form the exercise asks for
 exercises.check("ex-l1-layer5", your_answer)
 ```
 
