@@ -10,7 +10,8 @@ BUILD_FLAGS = --warningiserror --keep-going
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: book test lint unit control notebooks chapters rehearsal strict-book site bench lab clean
+.PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site student \
+        bench lab clean
 NOTEBOOKS = _build/notebooks
 
 $(STAMP): requirements.txt pyproject.toml
@@ -26,7 +27,7 @@ book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-test: lint unit rehearsal chapters strict-book site
+test: lint unit chapters rehearsal strict-book pdf site
 
 lint: $(STAMP)
 	$(BIN)/ruff check attention_book book_tools tests

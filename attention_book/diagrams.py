@@ -12,7 +12,7 @@ Three pictures the chapters place beside their claims:
   row per step while each query is used once.
 
 Each function returns a :class:`matplotlib.figure.Figure` that belongs to no pyplot state:
-end a cell with it (or ``display(fig)``) to show it once. They are drawn to stay legible on
+show it with ``attention_book.plotting.finish(fig)``. They are drawn to stay legible on
 a 360-px phone screen: one column, at most four boxes across, text of at least 12 pt.
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
@@ -56,6 +58,15 @@ def spectra(singular_values: np.ndarray, title: str, threshold: float | None = N
 
 
 def finish(fig: Figure | None = None) -> None:
-    """Tight layout and show: the one way chapters end a figure cell."""
-    (fig or plt.gcf()).tight_layout()
+    """Tight layout and show: the one way chapters end a figure cell. A figure drawn
+    outside pyplot (``attention_book.diagrams``) is shown as its PNG."""
+    fig = fig or plt.gcf()
+    if fig.canvas.manager is None:
+        from IPython.display import Image, display
+
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png")
+        display(Image(buffer.getvalue()))
+        return
+    fig.tight_layout()
     plt.show()

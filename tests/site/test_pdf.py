@@ -1,7 +1,8 @@
 """The book's PDF (``make pdf`` -> _build/book.pdf), when it has been built: long enough to
 be the whole book, and with every equation typeset (no raw TeX left in its text).
 
-Skipped when there is no PDF (a plain ``make test`` builds none) or no poppler-utils
+``make test`` builds it before ``make site`` runs this; elsewhere it is skipped when there
+is no PDF or no poppler-utils
 (``pdfinfo``, ``pdftotext``: Debian's poppler-utils). ATTENTION_BOOK_PDF points at
 another PDF.
 """
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
+REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"  # make site: after make pdf
 PDF = Path(os.environ.get("ATTENTION_BOOK_PDF", REPO / "_build" / "book.pdf"))
 MIN_PAGES = 50
 # TeX that MathJax should have turned into typeset mathematics.
@@ -25,6 +27,10 @@ RAW_TEX = re.compile(r"(?<!\\)\\(frac|begin\{|end\{|sqrt\{|mathbb|top\b|\(|\[)|\
 # (Single quotes count only after r or f: in prose they are apostrophes.)
 STRING = re.compile(r"""[rRbBfFuU]{0,2}"[^"\n]*("|$)|[rRfF]'[^'\n]*('|$)""")
 
+if REQUIRE and not PDF.is_file():
+    pytest.fail(f"no PDF at {PDF}: make pdf builds it", pytrace=False)
+if REQUIRE and not (shutil.which("pdfinfo") and shutil.which("pdftotext")):
+    pytest.fail("poppler-utils (pdfinfo, pdftotext) is not installed", pytrace=False)
 pytestmark = [
     pytest.mark.skipif(not PDF.is_file(), reason=f"no PDF at {PDF} (make pdf builds it)"),
     pytest.mark.skipif(not (shutil.which("pdfinfo") and shutil.which("pdftotext")),
