@@ -83,8 +83,9 @@ def _row(cells: list[nodes.Node]) -> nodes.row:
     return row
 
 
-def _table(rows: list[list[nodes.Node]], headers=HEADERS, widths=WIDTHS) -> nodes.table:
-    table, group = nodes.table(classes=["claims-ledger"]), nodes.tgroup(cols=len(headers))
+def _table(rows: list[list[nodes.Node]], headers=HEADERS, widths=WIDTHS,
+           cls: str = "claims-ledger") -> nodes.table:
+    table, group = nodes.table(classes=[cls]), nodes.tgroup(cols=len(headers))
     table += group
     for width in widths:
         group += nodes.colspec(colwidth=width)
@@ -206,7 +207,8 @@ def fill_derivations(app: Sphinx, doctree: nodes.document, docname: str) -> None
     summary = nodes.paragraph("", f"In this build: {len(derivations)} derivations, "
                                   f"{len(derivations) - n_partial} genuine, {n_partial} partial.")
     for p in placeholders:
-        p.replace_self([summary, _table(rows, DERIVATION_HEADERS, DERIVATION_WIDTHS)])
+        p.replace_self([summary, _table(rows, DERIVATION_HEADERS, DERIVATION_WIDTHS,
+                                        "derivations-table")])
 
 
 def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from attention_book.checks import FINDING, IDENTITY
 from attention_book.ledger import VERIFIED, read_derivations, read_records
-from book_tools.site_check import check_sympy_output, typeset_outputs
+from book_tools.site_check import check_sympy_output, soup, typeset_outputs
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
@@ -54,7 +54,7 @@ def test_every_finding_fails_on_the_control_and_every_identity_passes():
 
 
 def test_every_gpt2_claim_has_its_kind_and_control_on_the_ledger_page():
-    page = (SITE / "book" / "claims_ledger.html").read_text()
+    page = soup(SITE / "book" / "claims_ledger.html").get_text(" ")
     for r in read_records().values():
         for c in r.checks:
             assert f"{c['kind']}" in page and c["quantity"] in page, (r.claim, c["quantity"])
