@@ -61,6 +61,9 @@ def _text(output: dict) -> str:
     return data.get("text/plain", "") or data.get("text/markdown", "")
 
 
+KERNEL_STARTS = 3
+
+
 def _execute(notebook: Path, cwd: Path, report: Path, executed: Path) -> int:
     """Run one notebook with nbclient (the kernel gets this process's environment); write a
     JSON report."""
@@ -68,15 +71,23 @@ def _execute(notebook: Path, cwd: Path, report: Path, executed: Path) -> int:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    nb = nbformat.read(notebook, as_version=4)
-    client = NotebookClient(nb, timeout=900, kernel_name="python3",
-                            resources={"metadata": {"path": str(cwd)}},
-                            # the kernel application's own log (its transport), not the cells'
-                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
     error, detail = "", ""
     start = time.perf_counter()
     try:
-        client.execute()
+        for attempt in range(KERNEL_STARTS):
+            nb = nbformat.read(notebook, as_version=4)
+            client = NotebookClient(nb, timeout=900, kernel_name="python3",
+                                    resources={"metadata": {"path": str(cwd)}},
+                                    # the kernel application's own log, not the cells'
+                                    extra_arguments=["--IPKernelApp.log_level=ERROR"])
+            try:
+                client.execute()
+                break
+            except RuntimeError as e:
+                # Two kernels starting at once can race for a TCP port and one dies before
+                # it answers; that is the machine's, not the chapter's: start it again.
+                if "kernel_info" not in str(e) or attempt == KERNEL_STARTS - 1:
+                    raise
     except CellExecutionError:
         for cell in nb.cells:
             for out in cell.get("outputs", []):
