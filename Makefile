@@ -27,7 +27,9 @@ book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-test: lint unit chapters rehearsal strict-book pdf site
+# After the strict build, the PDF and the checks of the site run side by side (2 cores).
+test: lint unit chapters rehearsal strict-book
+	$(MAKE) -j2 pdf site
 
 # The chapters are linted through jupytext's Python view of them. Not enforced there: the
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
@@ -86,6 +88,7 @@ student: control
 # The whole book as one PDF, _build/book.pdf, printed by headless Chromium (no LaTeX).
 pdf: control
 	$(BIN)/python -m book_tools.pdf _build/book.pdf
+	ATTENTION_BOOK_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/pdf -q -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python -m book_tools.bench

@@ -1,8 +1,8 @@
 """The book's PDF (``make pdf`` -> _build/book.pdf), when it has been built: long enough to
 be the whole book, and with every equation typeset (no raw TeX left in its text).
 
-``make test`` builds it before ``make site`` runs this; elsewhere it is skipped when there
-is no PDF or no poppler-utils
+``make pdf`` builds it and then runs this; elsewhere it is skipped when there is no PDF or
+no poppler-utils
 (``pdfinfo``, ``pdftotext``: Debian's poppler-utils). ATTENTION_BOOK_PDF points at
 another PDF.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"  # make site: after make pdf
+REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_PDF") == "1"  # make pdf, after building it
 PDF = Path(os.environ.get("ATTENTION_BOOK_PDF", REPO / "_build" / "book.pdf"))
 MIN_PAGES = 50
 # TeX that MathJax should have turned into typeset mathematics.
