@@ -74,6 +74,7 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
   style.textContent = `
     @media print {
       pre, pre code { white-space: pre-wrap !important; overflow-wrap: anywhere; }
+      div.cell, div.cell_input, div.cell_output { display: block !important; }
       figure, img, .proof, .admonition, mjx-container[display="true"] {
         break-inside: avoid; }
       h1, h2, h3 { break-after: avoid; }
