@@ -421,12 +421,6 @@ class Checkpoint:
     def missing(self) -> list[str]:
         return sorted(k for k in expected_shapes() if k not in self.tensors)
 
-    def can_serve(self, claim: str) -> bool:
-        """Whether this checkpoint holds every tensor the claim's verification needs."""
-        from .ledger import claim_index
-
-        return claim_index()[claim]["needs"] != "full" or self.is_full
-
     def found(self) -> str:
         """What the weights are, in one sentence: the first thing every chapter prints."""
         total, n = len(expected_shapes()), len(self.tensors)
@@ -462,14 +456,11 @@ class Checkpoint:
                  f"checkpoint: {kind}, {len(self.tensors)} tensors, {n:,} parameters, "
                  f"from {self.source} ({self.path})"]
         if not self.is_full:
-            from .ledger import claim_index
-
-            unserved = [c for c in claim_index() if not self.can_serve(c)]
             lack = [what for what, absent in (("the token embeddings (wte)", not self.has_wte),
                                               ("the MLP weight matrices",
                                                not self.has_mlp_weights)) if absent]
-            lines.append(f"missing: {' and '.join(lack)}; claims that need them: "
-                         f"{', '.join(unserved)} (not verified in this build)")
+            lines.append(f"missing: {' and '.join(lack)}: the claims that need them are not "
+                         "verified in this build")
         return "\n".join(lines)
 
 

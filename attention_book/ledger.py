@@ -16,15 +16,13 @@ collects them (``book_tools.sphinx_ledger``).
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
-
 from . import checks as _checks
+from .claims import claim_index
 
 LEDGER_DIR_VAR = "ATTENTION_BOOK_LEDGER_DIR"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -41,15 +39,6 @@ SLUGS = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated",
 GPT2_EVIDENCE = ("GPT-2 weights", "GPT-2 position rows", "GPT-2 full model")
 EVIDENCE = ("symbolic", *GPT2_EVIDENCE, "constructed model", "numeric", "falsification",
             "figure", "citation")
-
-
-@functools.lru_cache(maxsize=1)
-def claim_index() -> dict[str, dict[str, str]]:
-    """Every claim id the book must carry: {id: {"part", "title", "needs"}}, where needs is
-    "none", "attention" or "full" (the GPT-2 tensors its verification needs)."""
-    spec = yaml.safe_load((Path(__file__).parent / "claims.yml").read_text())
-    return {cid: {"part": p["part"], **info}
-            for p in spec["parts"] for cid, info in p["claims"].items()}
 
 
 def ledger_dir() -> Path:

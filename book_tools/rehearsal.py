@@ -179,7 +179,8 @@ def run_one(notebook: Path, cwd: Path, env: dict[str, str], out: Path) -> Result
 
 def judge_ledger(results: dict[str, Result], ledger: Path) -> None:
     """Add what the rehearsal ledger shows: recorded failures, and branches that did not run."""
-    from attention_book.ledger import FAILED, GPT2_EVIDENCE, NOT_VERIFIED, VERIFIED, claim_index
+    from attention_book.claims import claim_index
+    from attention_book.ledger import FAILED, GPT2_EVIDENCE, NOT_VERIFIED, VERIFIED
 
     needs = claim_index()
     for file in sorted(ledger.glob("*.json")):

@@ -20,10 +20,10 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from attention_book.claims import claim_index
 from attention_book.ledger import (
     SLUGS,
     STATUSES,
-    claim_index,
     read_derivations,
     read_records,
 )

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 import yaml
 
-from attention_book.ledger import claim_index
+from attention_book.claims import claim_index
 from book_tools.notebooks import chapters, generate, read
 
 REPO = Path(__file__).resolve().parent.parent

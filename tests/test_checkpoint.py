@@ -566,13 +566,6 @@ def test_hub_download_when_not_cached_pins_the_revision(monkeypatch, checkpoint)
 # ------------------------------------------------------------ what the reader sees
 
 
-def test_says_which_claims_it_can_serve(checkpoint):
-    assert checkpoint.can_serve("L1") and checkpoint.can_serve("N1")
-    assert checkpoint.can_serve("I2") == checkpoint.can_serve("M2") == checkpoint.is_full
-    if not checkpoint.is_full:
-        assert "claims that need them: L4, Q6, I2, M1, M2" in checkpoint.describe()
-
-
 def test_notebook_shows_the_message_without_a_traceback(point_to, tmp_path, capsys):
     """In IPython (a chapter's kernel) the error is its message, no library frames."""
     from IPython.core.interactiveshell import InteractiveShell

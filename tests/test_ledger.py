@@ -6,12 +6,12 @@ from conftest import shared_claims_spec
 from attention_book import checks
 from attention_book import ledger as lg
 from attention_book.checks import FINDING, IDENTITY, ClaimCheckFailed, check, versus_control
+from attention_book.claims import claim_index
 from attention_book.ledger import (
     NOT_VERIFIED,
     STATED,
     VERIFIED,
     Ledger,
-    claim_index,
     read_derivations,
     read_records,
 )
