@@ -180,6 +180,13 @@ class GPT2:
         self.layers = [AttentionWeights.from_tensors(tensors, i, config.n_head)
                        for i in range(config.n_layer)]
 
+    def with_tensors(self, changes: Mapping[str, np.ndarray]) -> GPT2:
+        """The same model with some tensors replaced (a counterfactual, an ablation)."""
+        unknown = set(changes) - set(self.tensors)
+        if unknown:
+            raise KeyError(f"no such tensors in this model: {sorted(unknown)}")
+        return GPT2({**self.tensors, **changes}, self.config)
+
     @property
     def has_wte(self) -> bool:
         return "wte.weight" in self.tensors

@@ -1,17 +1,15 @@
 """The claims ledger: what each chapter derived and checked, and the outcome.
 
-A chapter opens ``Ledger("book/<chapter file name without extension>")`` once, then, after
-a claim's checks have passed, calls
+A chapter's ``Chapter`` (``attention_book.chapter``) owns one ``Ledger``. Verdicts
+(``attention_book.verify``) and derivations (``attention_book.derivation``) reach it
+directly as the chapter runs them; ``record(claim, ...)`` then enters the claim, with its
+evidence inferred from what was run (a derivation: symbolic; a verdict on weights or rows:
+GPT-2 weights or rows; counterfactuals: falsification) plus what the chapter names
+(figure, constructed model, citation, numeric). Nothing is restated: the statement comes
+from ``claims.yml``, the numbers from the verdicts.
 
-- ``ledger.derived(claim, symbolic=..., step=..., partial=...)`` for its SymPy derivation:
-  what is symbolic, which step SymPy performs, and, when a named theorem that SymPy cannot
-  perform carries a step, that theorem (the derivation is then *partial*);
-- ``ledger.record(claim, evidence=[...], checks=[verdict, ...], measured=...)`` for the
-  claim: the statement comes from ``claims.yml``, the kind of each GPT-2 check (identity or
-  finding) and the control's result from its ``Verdict`` (``attention_book.checks``).
-
-Records go to one JSON file per chapter in the ledger folder; the book's appendix
-collects them (``book_tools.sphinx_ledger``).
+Records go to one JSON file per chapter in the ledger folder; the book's appendix collects
+them (``book_tools.sphinx_ledger``).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import checks as _checks
 from .claims import claim_index
 
 LEDGER_DIR_VAR = "ATTENTION_BOOK_LEDGER_DIR"
@@ -36,9 +33,9 @@ STATUSES = (VERIFIED, NOT_VERIFIED, STATED, FAILED, MODIFIED)
 SLUGS = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated",
          FAILED: "failed", MODIFIED: "modified"}  # CSS classes ledger-<slug>
 
-GPT2_EVIDENCE = ("GPT-2 weights", "GPT-2 position rows", "GPT-2 full model")
-EVIDENCE = ("symbolic", *GPT2_EVIDENCE, "constructed model", "numeric", "falsification",
-            "figure", "citation")
+GPT2_EVIDENCE = ("GPT-2 weights", "GPT-2 position rows", "GPT-2 token rows")
+NAMED_EVIDENCE = ("constructed model", "numeric", "figure", "citation")
+EVIDENCE = ("symbolic", *GPT2_EVIDENCE, *NAMED_EVIDENCE, "falsification")
 
 
 def ledger_dir() -> Path:
@@ -57,10 +54,8 @@ class Record:
     chapter: str
     status: str
     evidence: list[str]
-    measured: str = ""
-    tolerance: str = ""
     reason: str = ""
-    checks: list[dict] = field(default_factory=list)  # Verdicts: kind, GPT-2 and control
+    checks: list[dict] = field(default_factory=list)  # verdicts: kind, values, margin
     weights: str = ""  # what the GPT-2 checks ran on, when not GPT-2 small as released
 
     @property
@@ -69,12 +64,9 @@ class Record:
 
     def _repr_markdown_(self) -> str:
         badge = f'<span class="ledger-status ledger-{SLUGS[self.status]}">{self.status}</span>'
-        lines = [f"{badge} **Ledger, {self.claim}: {self.status}.** {self.statement}.",
-                 f"Evidence: {', '.join(self.evidence)}."]
-        lines += [f"Check: {c['summary']}." for c in self.checks]
-        if self.measured:
-            lines.append(f"Measured: {self.measured}" +
-                         (f" (tolerance: {self.tolerance})." if self.tolerance else "."))
+        lines = [f"{badge} **Ledger, {self.claim}: {self.status}.** {self.statement}. "
+                 f"Evidence: {', '.join(self.evidence)}; {len(self.checks)} "
+                 f"check{'s' if len(self.checks) != 1 else ''} on GPT-2 and its controls."]
         if self.reason:
             lines.append(f"Why: {self.reason}")
         if self.weights:
@@ -82,40 +74,21 @@ class Record:
         return "\n\n".join(lines)
 
 
-@dataclass
-class Derivation:
-    claim: str
-    chapter: str
-    symbolic: str  # what is left symbolic (sizes, entries)
-    step: str      # the step that carries the claim, performed by SymPy
-    partial: str = ""  # the named, cited theorem that carries a step SymPy cannot perform
-
-    @property
-    def genuine(self) -> bool:
-        return not self.partial
-
-    def _repr_markdown_(self) -> str:
-        kind = "genuine" if self.genuine else f"partial, resting on {self.partial}"
-        return (f"*Derivation of {self.claim} ({kind}).* Symbolic: {self.symbolic}. "
-                f"SymPy performs: {self.step}.")
-
-
-def _weights_problem(evidence: list[str]) -> str:
-    """'' when GPT-2 evidence came from GPT-2 small as released, else what it came from."""
-    if not set(evidence) & set(GPT2_EVIDENCE):
-        return ""
-    from .checkpoint import load_checkpoint
-
-    return load_checkpoint().weights_note
+def _known(claim: str) -> None:
+    if claim not in claim_index():
+        raise KeyError(f"'{claim}' is not a claim of the book (see attention_book/claims.yml)")
 
 
 @dataclass
 class Ledger:
-    """The records of one chapter; the chapter's JSON file is rewritten on every record."""
+    """The records of one chapter; the chapter's JSON file is rewritten on every entry."""
 
     chapter: str
+    weights_note: str = ""
+    verdicts: dict[str, list] = field(default_factory=dict)
+    derivations: dict[str, dict] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
-    derivations: dict[str, Derivation] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -125,54 +98,63 @@ class Ledger:
     def path(self) -> Path:
         return ledger_dir() / (self.chapter.replace("/", "__") + ".json")
 
-    def derived(self, claim: str, *, symbolic: str, step: str, partial: str = "") -> Derivation:
-        """Enter a claim's derivation; call it after the derivation's asserts have passed."""
-        _known(claim)
-        if not symbolic or not step:
-            raise ValueError("a derivation says what is symbolic and which step SymPy performs")
-        self.derivations[claim] = Derivation(claim, self.chapter, symbolic, step, partial)
-        self._write()
-        return self.derivations[claim]
+    def add_verdict(self, verdict, problems: list[str]) -> None:
+        _known(verdict.claim)
+        self.verdicts.setdefault(verdict.claim, []).append(verdict)
+        if problems:
+            self.failures.setdefault(verdict.claim, "; ".join(problems))
 
-    def record(self, claim: str, *, evidence: list[str], checks: tuple = (),
-               status: str = VERIFIED, measured: str = "", tolerance: str = "",
+    def add_failure(self, claim: str, message: str) -> None:
+        _known(claim)
+        self.failures.setdefault(claim, message)
+
+    def add_derivation(self, derivation) -> None:
+        _known(derivation.claim)
+        self.derivations[derivation.claim] = derivation.as_record() | {"chapter": self.chapter}
+        self._write()
+
+    def record(self, claim: str, *, evidence: tuple[str, ...] = (), status: str = VERIFIED,
                reason: str = "") -> Record:
-        """Enter a claim; call it after the claim's checks have passed."""
+        """Enter a claim, after its derivation and checks have run."""
         _known(claim)
         if status not in (VERIFIED, NOT_VERIFIED, STATED):
             raise ValueError(f"status must be one of {STATUSES[:3]}, got '{status}'")
-        unknown = set(evidence) - set(EVIDENCE)
-        if unknown or not evidence:
-            raise ValueError(f"evidence must be a non-empty list drawn from {EVIDENCE}, "
-                             f"got {evidence}")
+        if set(evidence) - set(NAMED_EVIDENCE):
+            raise ValueError(f"named evidence is drawn from {NAMED_EVIDENCE}, got {evidence}")
         if status == NOT_VERIFIED and not reason:
             raise ValueError("a claim not verified in this build must say why (reason=...)")
-        if any(v.claim != claim for v in checks):
-            raise ValueError(f"{claim}: a check of another claim was passed")
-        if status == VERIFIED and set(evidence) & set(GPT2_EVIDENCE) and not checks:
-            raise ValueError(f"{claim}: a check on GPT-2 needs its Verdict against the control "
-                             "(attention_book.checks.versus_control)")
-        weights = _weights_problem(evidence)
-        if claim in _checks.failures:
-            status, reason = FAILED, _checks.failures[claim]
+        verdicts = self.verdicts.get(claim, [])
+        found = self._evidence(claim, verdicts) + list(evidence)
+        if not found:
+            raise ValueError(f"{claim}: nothing was derived or checked for it")
+        weights = self.weights_note if verdicts else ""
+        if claim in self.failures:
+            status, reason = FAILED, self.failures[claim]
         elif weights and status == VERIFIED:
             status = MODIFIED
-        rec = Record(claim, self.chapter, status, list(evidence), measured, tolerance, reason,
-                     [asdict(v) | {"summary": v.summary()} for v in checks], weights)
+        rec = Record(claim, self.chapter, status, found, reason,
+                     [asdict(v) for v in verdicts], weights)
         self.records[claim] = rec
         self._write()
         return rec
 
+    def _evidence(self, claim: str, verdicts: list) -> list[str]:
+        found = ["symbolic"] if claim in self.derivations else []
+        keys = {k for v in verdicts for k in v.values}
+        if any(" / " not in k for k in keys):
+            found.append("GPT-2 weights")
+        if any(" / " in k for k in keys):
+            tokens = any(v.rows_are_tokens for v in verdicts)
+            found.append("GPT-2 token rows" if tokens else "GPT-2 position rows")
+        if any(v.counterfactuals for v in verdicts):
+            found.append("falsification")
+        return found
+
     def _write(self) -> None:
         data = {"chapter": self.chapter,
                 "records": [asdict(r) for r in self.records.values()],
-                "derivations": [asdict(d) for d in self.derivations.values()]}
+                "derivations": list(self.derivations.values())}
         self.path.write_text(json.dumps(data, indent=1))
-
-
-def _known(claim: str) -> None:
-    if claim not in claim_index():
-        raise KeyError(f"'{claim}' is not a claim of the book (see attention_book/claims.yml)")
 
 
 def _files(folder: Path | None) -> list[dict]:
@@ -184,6 +166,6 @@ def read_records(folder: Path | None = None) -> dict[str, Record]:
     return {r["claim"]: Record(**r) for f in _files(folder) for r in f["records"]}
 
 
-def read_derivations(folder: Path | None = None) -> dict[str, Derivation]:
-    """All derivations in the ledger folder, by claim id."""
-    return {d["claim"]: Derivation(**d) for f in _files(folder) for d in f.get("derivations", [])}
+def read_derivations(folder: Path | None = None) -> dict[str, dict]:
+    """All derivation records in the ledger folder, by claim id."""
+    return {d["claim"]: d for f in _files(folder) for d in f.get("derivations", [])}

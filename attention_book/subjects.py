@@ -1,0 +1,238 @@
+"""The models every check runs on, and the input sets it reads.
+
+A check about GPT-2 is run on four *subjects*:
+
+- ``GPT-2``: the loaded checkpoint;
+- ``reparametrised``: GPT-2's function with other matrices. Every head's lenses become
+  ``W_Q R, b_Q R, W_K R^-T, b_K R^-T`` and ``W_V S, b_V S, S^-1 W_O`` with seeded,
+  invertible, non-orthogonal 64 x 64 matrices R and S (condition number at most
+  ``COND``). Scores ``q k^T`` and head writes ``v W_O`` are unchanged, so a fact about
+  the model's function must survive it; a fact about the matrices themselves need not;
+- ``permuted``: GPT-2's values with none of their arrangement: the entries of every
+  tensor shuffled within that tensor (seeded). Same numbers, same scale, no structure;
+- ``random init``: GPT-2 small as initialised before training (``attention_book.control``).
+
+Each reads every *input set* as its own rows: the same token ids (full checkpoint) or the
+same positions (position rows, when the checkpoint has no token embeddings), embedded by
+that subject's own tensors. Two disjoint input sets, so that no threshold is tuned to one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .gpt2 import GPT2, AttentionTrace, attention
+
+GPT2_NAME, REPARAM, PERMUTED, INIT = "GPT-2", "reparametrised", "permuted", "random init"
+SUBJECTS = (GPT2_NAME, REPARAM, PERMUTED, INIT)
+CONTROLS = SUBJECTS[1:]
+DESCRIBE = {
+    GPT2_NAME: "the loaded checkpoint",
+    REPARAM: "GPT-2's function, other matrices: W_Q R, W_K R^-T, W_V S, S^-1 W_O per head",
+    PERMUTED: "GPT-2's values, no arrangement: every tensor's entries shuffled within it",
+    INIT: "GPT-2 small's initialisation, untrained",
+}
+SEED = 0
+COND = 4.0  # condition number bound of R and S: non-orthogonal, yet well inside float32
+N_POSITION_ROWS = 20
+
+TEXT_A = ("When Mary and John went to the store, John gave a drink to Mary "
+          "because she was thirsty.")
+TEXT_B = ("The old lighthouse keeper climbed the stairs each night, lit the lamp, "
+          "and wrote the weather in his book.")
+
+
+# ------------------------------------------------------------------ input sets
+
+@dataclass(frozen=True)
+class InputSet:
+    """Rows to run a model on: token ids (full checkpoint) or positions (wpe rows)."""
+
+    name: str
+    label: str
+    positions: tuple[int, ...]
+    token_ids: tuple[int, ...] = ()
+    tokens: tuple[str, ...] = ()
+
+    @property
+    def are_tokens(self) -> bool:
+        return bool(self.token_ids)
+
+    def rows(self, model: GPT2) -> np.ndarray:
+        """This input set embedded by ``model``'s own tensors: [T, d_model]."""
+        wpe = np.asarray(model.tensors["wpe.weight"])[list(self.positions)]
+        if not self.are_tokens:
+            return wpe
+        return np.asarray(model.tensors["wte.weight"])[list(self.token_ids)] + wpe
+
+
+def position_sets(n_ctx: int = 1024, n: int = N_POSITION_ROWS,
+                  seed: int = SEED) -> tuple[InputSet, InputSet]:
+    """Set A: positions 0..n-1, as a prompt starts; set B: n other positions, drawn
+    (seeded) from the rest of the context and sorted. Disjoint by construction."""
+    rng = np.random.default_rng(seed)
+    later = tuple(int(p) for p in np.sort(rng.choice(np.arange(n, n_ctx), n, replace=False)))
+    return (InputSet("A", f"position rows wpe[0:{n}]", tuple(range(n))),
+            InputSet("B", f"position rows at {n} seeded positions in [{n}, {n_ctx})", later))
+
+
+def token_sets(encode, decode) -> tuple[InputSet, InputSet]:
+    """Sets A and B: two unrelated sentences as token rows, each from position 0."""
+    sets = []
+    for name, text in (("A", TEXT_A), ("B", TEXT_B)):
+        ids = tuple(encode(text))
+        sets.append(InputSet(name, f"token rows of “{text}” ({len(ids)} tokens)",
+                             tuple(range(len(ids))), ids, tuple(decode([i]) for i in ids)))
+    return tuple(sets)
+
+
+# ------------------------------------------------------------------ controls
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "attention_book"
+
+
+def _invertible(rng: np.random.Generator, k: int, cond: float) -> np.ndarray:
+    """U diag(s) V^T with Haar U, V and s log-uniform in [1/sqrt(cond), sqrt(cond)]:
+    invertible, condition number <= cond, not orthogonal (its s are not all 1)."""
+    u, _ = np.linalg.qr(rng.standard_normal((k, k)))
+    v, _ = np.linalg.qr(rng.standard_normal((k, k)))
+    s = np.exp(rng.uniform(-0.5, 0.5, k) * math.log(cond))
+    s[0], s[-1] = math.sqrt(cond), 1 / math.sqrt(cond)  # the bound is reached
+    return u @ np.diag(s) @ v.T
+
+
+def reparametrise(tensors: Mapping[str, np.ndarray], n_layer: int, n_head: int,
+                  seed: int = SEED, cond: float = COND) -> dict[str, np.ndarray]:
+    """GPT-2's tensors with every head reparametrised (module docstring); the products
+    are formed in float64 and stored as float32."""
+    rng = np.random.default_rng(seed)
+    out = dict(tensors)
+    for layer in range(n_layer):
+        p = f"h.{layer}.attn."
+        w = np.asarray(tensors[p + "c_attn.weight"], np.float64).copy()
+        b = np.asarray(tensors[p + "c_attn.bias"], np.float64).copy()
+        o = np.asarray(tensors[p + "c_proj.weight"], np.float64).copy()
+        d = w.shape[0]
+        k = d // n_head
+        for h in range(n_head):
+            R, S = _invertible(rng, k, cond), _invertible(rng, k, cond)
+            R_inv_T, S_inv = np.linalg.inv(R).T, np.linalg.inv(S)
+            for third, M in ((0, R), (1, R_inv_T), (2, S)):
+                cols = slice(third * d + h * k, third * d + (h + 1) * k)
+                w[:, cols], b[cols] = w[:, cols] @ M, b[cols] @ M
+            o[h * k:(h + 1) * k] = S_inv @ o[h * k:(h + 1) * k]
+        out[p + "c_attn.weight"] = w.astype(np.float32)
+        out[p + "c_attn.bias"] = b.astype(np.float32)
+        out[p + "c_proj.weight"] = o.astype(np.float32)
+    return out
+
+
+def permute(tensors: Mapping[str, np.ndarray], seed: int = SEED) -> dict[str, np.ndarray]:
+    """Every tensor's entries shuffled within that tensor, each with its own seeded draw."""
+    out = {}
+    for i, name in enumerate(sorted(tensors)):
+        t = np.asarray(tensors[name])
+        rng = np.random.default_rng([seed, i])
+        out[name] = rng.permutation(t.reshape(-1)).reshape(t.shape)
+    return out
+
+
+def _cached(tag: str, key: str, build) -> Mapping[str, np.ndarray]:
+    """Tensors built once into the user cache and memory-mapped afterwards."""
+    from .control import _LazyTensors  # the control's memory-mapped reader
+
+    path = _cache_dir() / f"{tag}-{key}.safetensors"
+    if not path.is_file():
+        from safetensors.numpy import save_file
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        save_file({k: np.ascontiguousarray(v) for k, v in build().items()}, str(tmp))
+        tmp.replace(path)
+    return _LazyTensors(path)
+
+
+def _fingerprint(tensors: Mapping[str, np.ndarray]) -> str:
+    """A short key of the source tensors (names, shapes and a sample of wpe and layer 0)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in sorted(tensors):
+        h.update(f"{name}{tuple(np.shape(tensors[name]))}".encode())
+    for name in ("wpe.weight", "h.0.attn.c_attn.weight", "h.11.attn.c_proj.weight"):
+        h.update(np.ascontiguousarray(np.asarray(tensors[name]).reshape(-1)[::997]).tobytes())
+    return h.hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ cases
+
+@dataclass
+class Case:
+    """One subject on one input set: its model, its rows and (computed once) its traces."""
+
+    subject: str
+    inputs: InputSet | None
+    model: GPT2
+    _traces: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def x(self) -> np.ndarray:
+        """The input rows entering layer 0."""
+        if self.inputs is None:
+            raise ValueError(f"this check reads weights only; {self.subject} has no rows here")
+        return self.inputs.rows(self.model)
+
+    def layer_input(self, layer: int) -> np.ndarray:
+        """The rows layer ``layer`` reads: with token rows and the MLP weights, the real
+        residual stream; otherwise the input rows themselves for every layer (real inputs
+        for layer 0, a probe for the deeper ones)."""
+        if not (self.inputs is not None and self.inputs.are_tokens and self.model.has_mlp):
+            return self.x
+        if "residuals" not in self._traces:
+            self._traces["residuals"] = self.model.run(self.x).residuals
+        return self._traces["residuals"][layer]
+
+    def trace(self, layer: int, *, causal: bool = True) -> AttentionTrace:
+        """Attention of one layer on ``layer_input(layer)``, computed once per case."""
+        key = (layer, causal)
+        if key not in self._traces:
+            w = self.model.layers[layer]
+            self._traces[key] = attention(w, self.layer_input(layer), causal=causal,
+                                          eps=self.model.config.eps)
+        return self._traces[key]
+
+
+@dataclass(frozen=True)
+class Subjects:
+    """GPT-2 and its three controls, each built once per process."""
+
+    models: dict[str, GPT2]
+    input_sets: tuple[InputSet, InputSet]
+
+    def cases(self, *, rows: bool) -> list[Case]:
+        """Every subject on every input set (rows=True), or once on its weights."""
+        sets = self.input_sets if rows else (None,)
+        return [Case(s, i, self.models[s]) for s in SUBJECTS for i in sets]
+
+
+@functools.lru_cache(maxsize=1)
+def control_models() -> dict[str, GPT2]:
+    """The three controls of the loaded GPT-2 (built once into the user cache)."""
+    from .control import load_control
+    from .gpt2 import load_gpt2
+
+    gpt2 = load_gpt2()
+    cfg, key = gpt2.config, _fingerprint(gpt2.tensors)
+    reparam = _cached(f"reparam-seed{SEED}-cond{COND:g}", key,
+                      lambda: reparametrise(gpt2.tensors, cfg.n_layer, cfg.n_head))
+    permuted = _cached(f"permuted-seed{SEED}", key, lambda: permute(gpt2.tensors))
+    return {REPARAM: GPT2(reparam, cfg), PERMUTED: GPT2(permuted, cfg), INIT: load_control()}
