@@ -224,6 +224,25 @@ class Subjects:
         return [Case(s, i, self.models[s]) for s in SUBJECTS for i in sets]
 
 
+def same_function(a: GPT2, b: GPT2, x: np.ndarray) -> float:
+    """The largest change of any layer's scores or head writes on rows x, relative to their
+    largest entry. A reparametrisation is accepted when this is within float32 error:
+    sums of d_model then d_head terms (Higham's gamma), amplified by cond(R), cond(S)."""
+    worst = 0.0
+    for wa, wb in zip(a.layers, b.layers, strict=True):
+        ta, tb = attention(wa, x), attention(wb, x)
+        for f in ("scores", "head_writes"):
+            u, v = getattr(ta, f), getattr(tb, f)
+            worst = max(worst, float(np.abs(u - v).max() / np.abs(u).max()))
+    return worst
+
+
+def function_tolerance(config) -> float:
+    u = float(np.finfo(np.float32).eps) / 2
+    n = config.d_model + config.d_head
+    return COND * n * u / (1 - n * u)
+
+
 @functools.lru_cache(maxsize=1)
 def control_models() -> dict[str, GPT2]:
     """The three controls of the loaded GPT-2 (built once into the user cache)."""
@@ -235,4 +254,11 @@ def control_models() -> dict[str, GPT2]:
     reparam = _cached(f"reparam-seed{SEED}-cond{COND:g}", key,
                       lambda: reparametrise(gpt2.tensors, cfg.n_layer, cfg.n_head))
     permuted = _cached(f"permuted-seed{SEED}", key, lambda: permute(gpt2.tensors))
-    return {REPARAM: GPT2(reparam, cfg), PERMUTED: GPT2(permuted, cfg), INIT: load_control()}
+    other = GPT2(reparam, cfg)
+    probe = position_sets(cfg.n_ctx)[0].rows(gpt2)
+    if (gap := same_function(gpt2, other, probe)) > function_tolerance(cfg):
+        raise RuntimeError(f"the reparametrised control does not compute GPT-2's function: "
+                           f"scores or head writes move by {gap:.2e} of their scale (float32 "
+                           f"bound {function_tolerance(cfg):.2e}); delete it from "
+                           f"{_cache_dir()} to rebuild it")
+    return {REPARAM: other, PERMUTED: GPT2(permuted, cfg), INIT: load_control()}
