@@ -1,7 +1,8 @@
 """Sphinx extension: the ``claims-ledger`` directive renders every claim with its status,
-the kind of each GPT-2 check (identity or finding) and the random-init control's result;
-the ``derivations-table`` directive lists every derivation (what is symbolic, which step
-SymPy performs, genuine or partial and the theorem a partial one rests on).
+then every check with its kind, threshold and reach, GPT-2's value on each input set, each
+control's value and the margin; the ``derivations-table`` directive lists every derivation
+as recorded from what SymPy did (the sizes left symbolic, the steps SymPy performed, what
+it confirmed, and whether it is genuine, partial (with the cited theorem) or decorative).
 
 Chapters write their records while the build executes them (reading phase); the table
 is filled in when the ledger page is resolved (writing phase), so it always shows this
@@ -21,22 +22,27 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from attention_book.claims import claim_index
+from attention_book.derivation import DECORATIVE, GENUINE, PARTIAL
 from attention_book.ledger import (
     SLUGS,
     STATUSES,
     read_derivations,
     read_records,
 )
+from attention_book.subjects import SUBJECTS
 
 logger = logging.getLogger(__name__)
 # Status labels are words styled by _static/ledger.css (class ledger-<slug>), not emoji:
 # they read the same in every browser, font and screen reader.
 MISSING = "missing"
-HEADERS = ("Claim", "Statement", "Chapter", "Status", "GPT-2 check: kind, GPT-2 vs control",
-           "Measured (tolerance)")
-WIDTHS = (6, 24, 14, 11, 25, 20)
-DERIVATION_HEADERS = ("Claim", "What is symbolic", "The step SymPy performs", "Derivation")
-DERIVATION_WIDTHS = (6, 30, 44, 20)
+HEADERS = ("Claim", "Statement", "Chapter", "Status", "Checks by kind", "Why / weights")
+WIDTHS = (6, 30, 16, 12, 18, 18)
+CHECK_HEADERS = ("Claim", "Check", "Kind", "Threshold (reach)", "GPT-2", "reparametrised",
+                 "permuted", "random init", "Margin")
+CHECK_WIDTHS = (5, 22, 11, 11, 11, 10, 10, 10, 10)
+DERIVATION_HEADERS = ("Claim", "Sizes left symbolic", "Steps SymPy performed",
+                      "What SymPy confirmed", "Derivation")
+DERIVATION_WIDTHS = (6, 12, 34, 30, 18)
 
 
 class ledger_placeholder(nodes.General, nodes.Element):
@@ -121,29 +127,39 @@ def _cells(app: Sphinx, fromdoc: str, claim: str, title: str, rec) -> list[nodes
         return [nodes.strong("", claim), nodes.Text(title), nodes.Text("-"),
                 nodes.paragraph("", "", status_label(None), nodes.Text(": no chapter records it")),
                 nodes.Text("-"), nodes.Text("-")]
-    measured = rec.measured + (f" ({rec.tolerance})" if rec.tolerance else "")
-    if rec.reason:
-        measured = (measured.rstrip(". ") + ". " if measured else "") + f"Why: {rec.reason}"
-    if rec.weights:
-        measured = (measured.rstrip(". ") + ". " if measured else "") + f"Weights: {rec.weights}"
+    notes = " ".join(t for t in (f"Why: {rec.reason}" if rec.reason else "",
+                                 f"Weights: {rec.weights}." if rec.weights else "") if t)
     return [nodes.strong("", claim), nodes.Text(rec.statement),
             _chapter_link(app, fromdoc, claim, rec.chapter), status_label(rec.status),
-            _kinds(rec), nodes.Text(measured or "-")]
+            nodes.Text(_kind_counts(rec)), nodes.Text(notes or "-")]
 
 
-def _kinds(rec) -> nodes.Node:
-    """One line per GPT-2 check: its kind, GPT-2's and the control's value and verdicts."""
+def _kind_counts(rec) -> str:
     if not rec.checks:
-        return nodes.Text("no GPT-2 check (" + ", ".join(rec.evidence) + ")")
-    para = nodes.paragraph()
-    for i, c in enumerate(rec.checks):
-        if i:
-            para += nodes.Text("; ")
-        para += nodes.strong("", c["kind"])
-        para += nodes.Text(f": {c['quantity']}: GPT-2 {_num(c['gpt2'])}, control "
-                           f"{_num(c['control'])} ({'passes' if c['control_passes'] else 'fails'}"
-                           " there)")
-    return para
+        return "no GPT-2 check (" + ", ".join(rec.evidence) + ")"
+    kinds: dict[str, int] = {}
+    for c in rec.checks:
+        kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
+    return "; ".join(f"{n} {k}" for k, n in kinds.items())
+
+
+def _values(check: dict, subject: str) -> str:
+    """A subject's value(s), one per input set: "0.17 ✓ / 0.11 ✓"."""
+    keys = [k for k in check["values"] if k.split(" / ")[0] == subject]
+    return " / ".join(f"{_num(check['values'][k])} {'✓' if check['passed'][k] else '✗'}"
+                      for k in keys) or "-"
+
+
+def _check_rows(records: dict) -> list[list[nodes.Node]]:
+    rows = []
+    for cid in claim_index():
+        rec = records.get(cid)
+        for c in rec.checks if rec else []:
+            rows.append([nodes.strong("", cid), nodes.Text(c["quantity"]),
+                         nodes.Text(c["kind"]), nodes.Text(f"{c['threshold']} {c['reach']}"),
+                         *(nodes.Text(_values(c, s)) for s in SUBJECTS),
+                         nodes.Text(c["margin_text"])])
+    return rows
 
 
 def _num(x: float) -> str:
@@ -185,15 +201,21 @@ def _with_citations(app: Sphinx, fromdoc: str, text: str) -> list[nodes.Node]:
     return out
 
 
-def _derivation_cells(app: Sphinx, fromdoc: str, d) -> list[nodes.Node]:
-    kind = nodes.paragraph()
-    if d.genuine:
-        kind += nodes.strong("", "genuine")
-    else:
-        kind += [nodes.strong("", "partial"), nodes.Text(": rests on "),
-                 *_with_citations(app, fromdoc, d.partial)]
-    return [_chapter_link(app, fromdoc, d.claim, d.chapter, text=d.claim),
-            nodes.Text(d.symbolic), nodes.Text(d.step), kind]
+def _derivation_cells(app: Sphinx, fromdoc: str, d: dict) -> list[nodes.Node]:
+    status = nodes.paragraph()
+    status += nodes.strong("", d["status"])
+    if d["status"] == PARTIAL:
+        status += [nodes.Text(": rests on "),
+                   *_with_citations(app, fromdoc, f"{d['theorem']} {{cite}}`{d['cite']}`")]
+    steps = "; ".join(f"{s['name']} ({s['operation']})" for s in d["steps"] if s["changed"])
+    confirmed = nodes.paragraph()
+    for i, tex in enumerate(d["conclusions"]):
+        if i:
+            confirmed += nodes.Text("; ")
+        confirmed += nodes.math(tex, tex)
+    return [_chapter_link(app, fromdoc, d["claim"], d["chapter"], text=d["claim"]),
+            nodes.Text(", ".join(d["sizes"]) or "none"), nodes.Text(steps or "none"),
+            confirmed, status]
 
 
 def fill_derivations(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -203,9 +225,10 @@ def fill_derivations(app: Sphinx, doctree: nodes.document, docname: str) -> None
     derivations = read_derivations()
     rows = [_derivation_cells(app, docname, derivations[c])
             for c in claim_index() if c in derivations]
-    n_partial = sum(not d.genuine for d in derivations.values())
-    summary = nodes.paragraph("", f"In this build: {len(derivations)} derivations, "
-                                  f"{len(derivations) - n_partial} genuine, {n_partial} partial.")
+    counts = {s: sum(d["status"] == s for d in derivations.values())
+              for s in (GENUINE, PARTIAL, DECORATIVE)}
+    summary = nodes.paragraph("", f"In this build: {len(derivations)} derivations, " +
+                              ", ".join(f"{n} {s}" for s, n in counts.items()) + ".")
     for p in placeholders:
         p.replace_self([summary, _table(rows, DERIVATION_HEADERS, DERIVATION_WIDTHS,
                                         "derivations-table")])
@@ -224,8 +247,13 @@ def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for i, (status, n) in enumerate((k, v) for k, v in counts.items() if v or k is None):
         summary += [nodes.Text(("; " if i else "") + f"{n} "), status_label(status)]
     summary += nodes.Text(".")
+    checks = _check_rows(records)
+    intro = nodes.paragraph("", f"Every check ({len(checks)} in this build), with GPT-2's "
+                                "value on each input set (A / B), each control's, and GPT-2's "
+                                "margin from the threshold (✓ passes, ✗ fails):")
     for p in placeholders:
-        p.replace_self([summary, _table(rows)])
+        p.replace_self([summary, _table(rows), intro,
+                        _table(checks, CHECK_HEADERS, CHECK_WIDTHS, "claims-checks")])
 
 
 def always_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
