@@ -191,6 +191,12 @@ class Case:
             raise ValueError(f"this check reads weights only; {self.subject} has no rows here")
         return self.inputs.rows(self.model)
 
+    def memo(self, key: str, compute):
+        """``compute(self)``, computed once per case and kept under ``key``."""
+        if key not in self._traces:
+            self._traces[key] = compute(self)
+        return self._traces[key]
+
     def layer_input(self, layer: int) -> np.ndarray:
         """The rows layer ``layer`` reads: with token rows and the MLP weights, the real
         residual stream; otherwise the input rows themselves for every layer (real inputs

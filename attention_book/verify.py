@@ -191,7 +191,7 @@ def table(verdicts: list[Verdict]) -> str:
         name = f"**{v.claim}** {v.quantity}"
         lines.append("| " + " | ".join([name, v.kind, v.threshold, v.reach, *cells,
                                          v.margin_text]) + " |")
-    notes = [f"- *{v.claim}, {v.quantity}*: {v.why}" +
+    notes = [f"- *{v.claim}, {v.quantity}*: {v.why.rstrip('.')}." +
              (f" Exceptions: {v.exceptions}." if v.exceptions else "") +
              "".join(f" Counterfactual *{name}*: {num(x)}, fails as it must."
                      for name, x in v.counterfactuals.items()) for v in verdicts]
