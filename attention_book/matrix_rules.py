@@ -1,0 +1,82 @@
+"""Rules SymPy's matrix expressions do not apply by themselves, for chapter 03's proofs.
+
+- ``canon``: a 1 x 1 matrix expression with every product term replaced by itself or its
+  transpose, whichever sorts first (a 1 x 1 matrix is its own transpose), so that
+  x_j M x_i^T and x_i M^T x_j^T are recognised as equal;
+- ``trace_canon``: a sum of traces of products, each brought to its first form under
+  cycling and transposing (tr(PQ) = tr(QP), tr(S^T) = tr(S));
+- ``at_size_one``: the number a 1 x 1 expression takes when every size is 1 and each
+  matrix symbol is a given number (a counterexample exhibits a value).
+
+tests/test_matrix_rules.py proves both rules with symbolic sizes.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+
+def canon(expr: sp.Expr) -> sp.Expr:
+    """Each term of a 1 x 1 matrix sum as the first of itself and its transpose."""
+    expr = sp.expand(expr)
+    terms = expr.args if isinstance(expr, sp.MatAdd) else (expr,)
+    return sp.MatAdd(*[min(t, sp.transpose(t).doit(), key=sp.default_sort_key)
+                       for t in terms]).doit()
+
+
+def _factors(e: sp.Expr) -> tuple[sp.Expr, list]:
+    """Scalar coefficient and matrix factors of a product, powers unrolled."""
+    if isinstance(e, sp.MatMul):
+        coeff, out = sp.S.One, []
+        for arg in e.args:
+            c, f = _factors(arg)
+            coeff, out = coeff * c, out + f
+        return coeff, out
+    if isinstance(e, sp.MatPow) and e.exp.is_Integer and e.exp > 0:
+        c, f = _factors(e.base)
+        return c ** e.exp, f * int(e.exp)
+    return (sp.S.One, [e]) if getattr(e, "is_Matrix", False) else (e, [])
+
+
+def _monomials(e: sp.Expr) -> list[tuple[sp.Expr, list]]:
+    """A matrix expression as a list of (coefficient, factors)."""
+    out = []
+    e = sp.expand(e)
+    for t in (e.args if isinstance(e, sp.MatAdd) else (e,)):
+        c, fs = _factors(t)
+        mons = [(c, [])]
+        for f in fs:
+            parts = _monomials(f) if isinstance(f, sp.MatAdd) else [(1, [f])]
+            mons = [(c1 * c2, f1 + f2) for c1, f1 in mons for c2, f2 in parts]
+        out += mons
+    return out
+
+
+def trace_canon(expr: sp.Expr) -> sp.Expr:
+    """A sum of traces of products, each in its first form under cycling and
+    transposing."""
+    out = []
+    expr = sp.expand(expr)
+    for t in (expr.args if isinstance(expr, sp.Add) else (expr,)):
+        coeff, tr = t.as_coeff_Mul()
+        if not isinstance(tr, sp.Trace):
+            raise TypeError(f"trace_canon expects a sum of traces, got the term {t}")
+        for c, fs in _monomials(tr.arg):
+            forms = (fs, [sp.transpose(f).doit() for f in reversed(fs)])
+            best = min((tuple(s[r:] + s[:r]) for s in forms for r in range(len(s))),
+                       key=sp.default_sort_key)
+            out.append(coeff * c * sp.Trace(sp.MatMul(*best)))
+    return sp.Add(*out)
+
+
+def at_size_one(expr: sp.Expr, **values: float) -> sp.Expr:
+    """The number a 1 x 1 matrix expression takes when every size is 1 and each matrix
+    symbol (by name) is the given number."""
+    sizes = {s for m in expr.atoms(sp.MatrixSymbol) for k in m.shape
+             for s in sp.sympify(k).free_symbols}
+    e = expr.subs({s: 1 for s in sizes})
+    mats = {m: sp.ImmutableMatrix([[values[m.name]]]) for m in e.atoms(sp.MatrixSymbol)}
+    missing = {m.name for m in e.atoms(sp.MatrixSymbol)} - set(values)
+    if missing:
+        raise KeyError(f"at_size_one needs a value for {sorted(missing)}")
+    return sp.expand(e.xreplace(mats).doit()[0, 0])
