@@ -1,4 +1,5 @@
-"""Exercises of chapter 03, the QK circuit (book/03_qk_circuit.md)."""
+"""Exercises of chapter 03, the QK circuit (book/03a_qk_form.md: ex-q1-control,
+ex-q4-rank-one, ex-q4-prev; book/03b_qk_scores.md: ex-q5-flat)."""
 
 from __future__ import annotations
 
