@@ -1,6 +1,6 @@
 """What every chapter opens with: the weights, the controls, the input sets, the ledger.
 
-``ch = open_chapter("book/03_qk_circuit")`` loads GPT-2 small (and says what it is), its
+``ch = open_chapter("book/03a_qk_form")`` loads GPT-2 small (and says what it is), its
 three controls and the two input sets, each once per process, and returns the chapter's
 ``Chapter``. Through it the chapter
 
@@ -66,6 +66,7 @@ class Chapter:
     subjects: Subjects
     ledger: Ledger
     _cases: dict[bool, list[Case]] = field(default_factory=dict, repr=False)
+    _derivations: dict[str, Derivation] = field(default_factory=dict, repr=False)
 
     @property
     def model(self) -> GPT2:
@@ -106,8 +107,12 @@ class Chapter:
         return VerdictTable(verdicts)
 
     def derive(self, claim: str) -> Derivation:
-        """A derivation whose record reaches the ledger when its ``with`` block ends."""
-        return Derivation(claim, self.name, on_done=self.ledger.add_derivation)
+        """The claim's derivation, whose record reaches the ledger whenever a ``with``
+        block on it ends; a derivation spread over several cells is one record."""
+        if claim not in self._derivations:
+            self._derivations[claim] = Derivation(claim, self.name,
+                                                  on_done=self.ledger.add_derivation)
+        return self._derivations[claim]
 
     def require(self, claim: str, ok: bool, message: str) -> None:
         """Stop with "<claim> failed: <message>" unless ok (on other weights: record it)."""

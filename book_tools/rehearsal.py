@@ -58,7 +58,7 @@ def _text(output: dict) -> str:
     if output.get("output_type") == "stream":
         return output.get("text", "")
     data = output.get("data", {})
-    return data.get("text/plain", "") or data.get("text/markdown", "")
+    return data.get("text/markdown", "") or data.get("text/plain", "")
 
 
 KERNEL_STARTS = 3
