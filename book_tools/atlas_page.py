@@ -35,8 +35,15 @@ def interactive_html(atlas: dict) -> tuple[str, str]:
     """Bokeh (script, div) for the atlas."""
     from bokeh.embed import components
     from bokeh.layouts import column, row
-    from bokeh.models import (ColumnDataSource, CustomJS, Div, LinearColorMapper, Select,
-                              TextInput, Toggle)
+    from bokeh.models import (
+        ColumnDataSource,
+        CustomJS,
+        Div,
+        LinearColorMapper,
+        Select,
+        TextInput,
+        Toggle,
+    )
     from bokeh.plotting import figure
 
     names = list(atlas["heads"])
