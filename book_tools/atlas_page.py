@@ -107,7 +107,10 @@ def interactive_html(atlas: dict) -> tuple[str, str]:
     from bokeh.document import Document
     from bokeh.events import DocumentReady
 
-    layout = column(row(layer, head, search, pin, control, sizing_mode="stretch_width"),
+    # Wrap the controls onto further lines on a narrow (phone) screen.
+    controls = row(layer, head, search, pin, control, sizing_mode="stretch_width",
+                   styles={"flex-wrap": "wrap"})
+    layout = column(controls,
                     numbers, roles, *curves, row(*patterns, sizing_mode="stretch_width"),
                     sizing_mode="stretch_width", name="atlas-root")
     doc = Document()
