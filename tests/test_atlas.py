@@ -1,0 +1,51 @@
+"""The atlas's pieces that need no build: head mentions to links, roles, evidence."""
+
+import pytest
+
+from attention_book.head_roles import load_roles, parse_head, roles_of
+from book_tools.atlas import evidence
+from book_tools.sphinx_atlas import link_text, mention_spans
+
+
+def names(text):
+    return [name for _, _, name in mention_spans(text)]
+
+
+def test_mentions_of_one_and_of_several_heads():
+    assert names("Take head 5.5 of GPT-2") == ["5.5"]
+    assert names("duplicate-token heads 0.1, 0.10 and 3.0, previous-token heads 2.2 "
+                 "and 4.11") == ["0.1", "0.10", "3.0", "2.2", "4.11"]
+    assert names("Heads 7.2 or 7.10") == ["7.2", "7.10"]
+
+
+def test_numbers_that_are_not_head_mentions_stay_text():
+    assert names("a threshold of 0.25 and version 1.0.0") == []
+    assert names("head 12.3 does not exist, nor head 3.12") == []
+    assert names("ahead 5.5") == []
+
+
+def test_link_text_keeps_the_words_and_links_each_head():
+    parts = link_text("heads 0.1 and 3.0 copy", "atlas.html")
+    assert "".join(p.astext() for p in parts) == "heads 0.1 and 3.0 copy"
+    assert [p["refuri"] for p in parts if p.tagname == "reference"] == [
+        "atlas.html#head-0.1", "atlas.html#head-3.0"]
+
+
+def test_roles_come_with_their_citations():
+    groups = load_roles()
+    assert {g.role for g in roles_of((5, 5), groups)} == {"induction"}
+    assert all(g.cite for g in groups)
+    with pytest.raises(ValueError, match="layer.head"):
+        parse_head("5_5")
+
+
+def test_evidence_agrees_only_when_the_measure_says_so():
+    group = next(g for g in load_roles() if g.role == "duplicate-token")
+    heads = {"0.1": {"negative_mass_share": 0.1}, "0.2": {"negative_mass_share": 0.4}}
+    assert evidence("0.1", group, heads)["agrees"] is True
+    assert evidence("0.2", group, heads)["agrees"] is False
+    assert "rank 2 of 2" in evidence("0.2", group, heads)["measure"]
+    prev = next(g for g in load_roles() if g.role == "previous-token")
+    heads = {"2.2": {"previous_token_score": 0.9}, "4.11": {"previous_token_score": 0.1}}
+    assert evidence("2.2", prev, heads)["agrees"] is True
+    assert evidence("4.11", prev, heads)["agrees"] is False
