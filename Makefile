@@ -96,8 +96,11 @@ pdf: control
 	$(BIN)/python -m book_tools.pdf _build/book.pdf
 	ATTENTION_BOOK_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/pdf -q -p no:cacheprovider
 
+# Where the time goes (a benchmark, never a timed test), in _build/bench.md: every chapter
+# cell by cell, the checkpoint's load, then every stage of make test run and timed (as long
+# as make test itself; the stages' logs in _build/bench-logs).
 bench: $(STAMP)
-	$(BIN)/python -m book_tools.bench
+	$(BIN)/python -m book_tools.bench --stages
 
 clean:
 	rm -rf _build
