@@ -75,6 +75,8 @@ def reuse(cache, source: Path, recording: Path) -> str | None:
     if (reason := stale_reason(source, recorded, nb)) is not None:
         return reason
     meta = recorded.metadata[METADATA_KEY]
+    if "language_info" in recorded.metadata:  # what the build highlights the code as
+        nb.metadata["language_info"] = recorded.metadata["language_info"]
     ran = iter(c for c in recorded.cells if c.cell_type == "code")
     for cell in (c for c in nb.cells if c.cell_type == "code"):
         done = next(ran)
