@@ -13,6 +13,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site student \
         bench lab clean
 NOTEBOOKS = _build/notebooks
+EXECUTED  = _build/executed
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,10 +52,13 @@ notebooks: $(STAMP)
 	$(BIN)/python -m book_tools.notebooks $(NOTEBOOKS) > /dev/null
 
 # Every chapter under nbval, through notebooks generated from the MyST sources; one
-# notebook per worker, two workers.
+# notebook per worker, two workers. Each chapter whose cells all pass is recorded with its
+# outputs in $(EXECUTED) (book_tools.nbval_record): the strict build renders that
+# execution instead of running the chapter a second time on the same weights.
 chapters: notebooks control
+	rm -rf $(EXECUTED)
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
-	  -n 2 --dist loadfile $(NOTEBOOKS)
+	  -p book_tools.nbval_record --record-executed $(EXECUTED) -n 2 --dist loadfile $(NOTEBOOKS)
 
 # Every chapter on the full-shaped rehearsal stand-in (the real attention tensors with
 # synthetic wte and MLP weights, never GPT-2), two at a time: the branches that only the
@@ -62,6 +66,8 @@ chapters: notebooks control
 rehearsal: control
 	$(BIN)/python -m book_tools.rehearsal
 
+# Renders nbval's execution of each chapter where it is still true of the chapter and the
+# weights (book_tools.execute); the chapters without one are executed here.
 strict-book: control
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
 	$(BIN)/python -m book_tools.execute
@@ -91,8 +97,11 @@ pdf: control
 	$(BIN)/python -m book_tools.pdf _build/book.pdf
 	ATTENTION_BOOK_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/pdf -q -p no:cacheprovider
 
+# Where the time goes (a benchmark, never a timed test), in _build/bench.md: every chapter
+# cell by cell, the checkpoint's load, then every stage of make test run and timed (as long
+# as make test itself; the stages' logs in _build/bench-logs).
 bench: $(STAMP)
-	$(BIN)/python -m book_tools.bench
+	$(BIN)/python -m book_tools.bench --stages
 
 clean:
 	rm -rf _build

@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,12 @@ WINDOW = (1300, 1000)
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-dev-shm-usage", "--hide-scrollbars",
                   f"--window-size={WINDOW[0]},{WINDOW[1]}")
+NARROW = (360, 740)  # CSS px: a small phone in portrait
+# A figure drawn wider than this (px) shrinks on a phone below 330/900 = 37% of its size,
+# and its 9-pt text (13.75 px at the book's 110 dpi) to 5 px. The book's figures are drawn
+# about 6.4 in wide: 704 px, up to about 880 with a legend or colour bar outside the axes;
+# three panels side by side come out at 950 px and more.
+MAX_FIGURE_PX = 900
 MAX_SCREENSHOT_HEIGHT = 16000  # px of window; longer pages are cut there (Chromium's limit ~16k)
 
 # Text a reader must never see: MyST that was not parsed, TeX that is not typeset.
@@ -407,9 +414,75 @@ def _follow_redirect(browser, root: str, site: Path, page: Path, url: str) -> li
                     f"stayed at {browser.current_url}, expected {want}")]
 
 
-def check_in_browser(site: Path, screenshots: Path | None = None,
-                     only: Iterable[Path] | None = None) -> tuple[list[Problem], list[Path]]:
-    """Load every page in headless Chromium; (problems, screenshots saved)."""
+def _desktop_pass(browser, root: str, site: Path, page_list: list[Path],
+                  screenshots: Path | None) -> dict[Path, tuple[list[Problem], Path | None]]:
+    """Every page at the desktop window: (problems, screenshot saved) per page."""
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    browser.set_window_size(*WINDOW)
+    found = {}
+    for page in page_list:
+        rel = _rel(site, page)
+        if (redirect := refresh_target(page)) is not None:
+            found[page] = (_follow_redirect(browser, root, site, page, redirect), None)
+            continue
+        shot = _shot_path(screenshots, rel)
+        found[page] = (inspect_page(browser, root + rel, rel, shot), shot)
+    return found
+
+
+def _shot_path(folder: Path | None, rel: str) -> Path | None:
+    return folder / (rel.removesuffix(".html").replace("/", "__") + ".png") if folder else None
+
+
+@dataclass
+class BrowserRun:
+    """What the browser found: at the desktop window, on a phone, and the desktop
+    screenshots saved (in page order)."""
+
+    desktop: list[Problem]
+    phone: list[Problem]
+    screenshots: list[Path]
+
+
+@dataclass(frozen=True)
+class Views:
+    """Which views to check and where their screenshots go (None: no screenshots)."""
+
+    desktop: bool = True
+    phone: bool = True
+    screenshots: Path | None = None
+    phone_screenshots: Path | None = None
+    phone_size: tuple[int, int] = NARROW
+    max_figure_px: int = MAX_FIGURE_PX
+
+
+def _shares(page_list: list[Path], workers: int) -> list[list[Path]]:
+    """Pages split between the workers, the largest first, so that they finish together."""
+    shares: list[list[Path]] = [[] for _ in range(max(1, min(workers, len(page_list))))]
+    loads = [0] * len(shares)
+    for page in sorted(page_list, key=lambda p: p.stat().st_size, reverse=True):
+        i = loads.index(min(loads))
+        shares[i].append(page)
+        loads[i] += page.stat().st_size
+    return shares
+
+
+def _worker(binary: str, driver: str, root: str, site: Path, share: list[Path],
+            views: Views) -> tuple[dict, dict]:
+    """One browser session: its pages at the desktop window, then on a phone."""
+    desktop, phone = {}, {}
+    with chromium(binary, driver) as browser:
+        if views.desktop:
+            desktop = _desktop_pass(browser, root, site, share, views.screenshots)
+        if views.phone:
+            phone = _phone_pass(browser, root, site, share, views)
+    return desktop, phone
+
+
+def browse(site: Path, views: Views = Views(), only: Iterable[Path] | None = None,
+           workers: int = 2) -> BrowserRun:
+    """Every page (or ``only`` these) in headless Chromium, at the desktop window and on a
+    phone, in ``workers`` browser sessions side by side (each serves both views)."""
     binary, driver = find_browser()
     if not (binary and driver):
         raise FileNotFoundError(
@@ -417,32 +490,35 @@ def check_in_browser(site: Path, screenshots: Path | None = None,
             f"Debian: apt-get install -y chromium chromium-driver, or set {CHROMIUM_VAR} and "
             f"{CHROMEDRIVER_VAR}")
     site = site.resolve()
-    problems, saved = [], []
-    with serve(site) as root, chromium(binary, driver) as browser:
-        for page in (list(only) if only is not None else pages(site)):
-            rel = _rel(site, page)
-            if (redirect := refresh_target(page)) is not None:
-                problems += _follow_redirect(browser, root, site, page, redirect)
-                continue
-            shot = screenshots / (rel.removesuffix(".html").replace("/", "__") + ".png") \
-                if screenshots is not None else None
-            problems += inspect_page(browser, root + rel, rel, shot)
-            if shot is not None:
-                saved.append(shot)
-    return problems, saved
+    page_list = list(only) if only is not None else pages(site)
+    desktop, phone = {}, {}
+    with serve(site) as root, ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        jobs = [pool.submit(_worker, binary, driver, root, site, share, views)
+                for share in _shares(page_list, workers)]
+        for job in jobs:
+            d, p = job.result()
+            desktop |= d
+            phone |= p
+    return BrowserRun(
+        desktop=[x for page in page_list if page in desktop for x in desktop[page][0]],
+        phone=[x for page in page_list if page in phone for x in phone[page]],
+        screenshots=[desktop[page][1] for page in page_list
+                     if page in desktop and desktop[page][1] is not None])
+
+
+def check_in_browser(site: Path, screenshots: Path | None = None,
+                     only: Iterable[Path] | None = None) -> tuple[list[Problem], list[Path]]:
+    """Load every page in headless Chromium; (problems, screenshots saved)."""
+    run = browse(site, Views(phone=False, screenshots=screenshots), only)
+    return run.desktop, run.screenshots
 
 
 # ------------------------------------------------- figures: captions, alt text, phones
 # (Course material: every figure is captioned and described for a screen reader, and fits
 # a 360-px phone screen. Static part: check_figure_captions; browser part:
-# check_narrow_viewport.)
+# check_narrow_viewport; the phone's size and the widest readable figure are NARROW and
+# MAX_FIGURE_PX, above.)
 
-NARROW = (360, 740)  # CSS px: a small phone in portrait
-# A figure drawn wider than this (px) shrinks on a phone below 330/900 = 37% of its size,
-# and its 9-pt text (13.75 px at the book's 110 dpi) to 5 px. The book's figures are drawn
-# about 6.4 in wide: 704 px, up to about 880 with a legend or colour bar outside the axes;
-# three panels side by side come out at 950 px and more.
-MAX_FIGURE_PX = 900
 IMAGE_FILE = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|gif|svg|webp)$", re.I)
 PLACEHOLDER_ALT = frozenset({"png", "jpg", "jpeg", "svg", "gif", "image", "img", "figure",
                              "fig", "plot", "picture", "graph", "chart", "output", "none",
@@ -553,6 +629,34 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 """
 
 
+def _phone_pass(browser, root: str, site: Path, page_list: list[Path],
+                views: Views) -> dict[Path, list[Problem]]:
+    """Every page (redirects aside) emulated on a phone: problems per page."""
+    size = views.phone_size
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
+    found = {}
+    for page in page_list:
+        if refresh_target(page) is not None:
+            continue
+        rel = _rel(site, page)
+        browser.get(root + rel)
+        report = json.loads(browser.execute_async_script(NARROW_JS, views.max_figure_px))
+        if "error" in report:
+            found[page] = [Problem(rel, "page script failed", report["error"])]
+            continue
+        found[page] = [Problem(rel, kind, detail) for kind, detail in report["problems"]]
+        if report["viewport"] > size[0]:
+            found[page].insert(0, Problem(rel, "not a phone-width layout",
+                                          f"{report['viewport']} px wide, wanted {size[0]}"))
+        if (shot := _shot_path(views.phone_screenshots, rel)) is not None:
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            browser.execute_script("window.scrollTo(0, 0)")
+            shot.write_bytes(browser.get_screenshot_as_png())
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return found
+
+
 def check_narrow_viewport(site: Path, screenshots: Path | None = None,
                           only: Iterable[Path] | None = None,
                           size: tuple[int, int] = NARROW,
@@ -561,34 +665,9 @@ def check_narrow_viewport(site: Path, screenshots: Path | None = None,
     reaches past the screen's edges, figures wider than the screen are scaled down to it,
     and none is drawn so wide (more than max_figure_px) that its text becomes unreadable
     when it is. Optionally saves a screenshot of each page's first screen."""
-    binary, driver = find_browser()
-    if not (binary and driver):
-        raise FileNotFoundError(f"the phone-width check needs Chromium and chromedriver "
-                                f"(found {binary}, {driver})")
-    site = site.resolve()
-    problems = []
-    with serve(site) as root, chromium(binary, driver) as browser:
-        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
-        for page in (list(only) if only is not None else pages(site)):
-            if refresh_target(page) is not None:
-                continue
-            rel = _rel(site, page)
-            browser.get(root + rel)
-            report = json.loads(browser.execute_async_script(NARROW_JS, max_figure_px))
-            if "error" in report:
-                problems.append(Problem(rel, "page script failed", report["error"]))
-                continue
-            if report["viewport"] > size[0]:
-                problems.append(Problem(rel, "not a phone-width layout",
-                                        f"{report['viewport']} px wide, wanted {size[0]}"))
-            problems += [Problem(rel, kind, detail) for kind, detail in report["problems"]]
-            if screenshots is not None:
-                shot = screenshots / (rel.removesuffix(".html").replace("/", "__") + ".png")
-                shot.parent.mkdir(parents=True, exist_ok=True)
-                browser.execute_script("window.scrollTo(0, 0)")
-                shot.write_bytes(browser.get_screenshot_as_png())
-    return problems
+    views = Views(desktop=False, phone_screenshots=screenshots, phone_size=size,
+                  max_figure_px=max_figure_px)
+    return browse(site, views, only).phone
 
 
 def main(argv: list[str] | None = None) -> int:

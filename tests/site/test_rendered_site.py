@@ -18,6 +18,8 @@ import yaml
 from book_tools.cloud_cell import MARKER, launch_urls
 from book_tools.notebooks import chapters
 from book_tools.site_check import (
+    Views,
+    browse,
     check_in_browser,
     check_links,
     check_rendering,
@@ -31,6 +33,7 @@ from book_tools.site_check import (
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
 SCREENSHOTS = SITE.parent / "screenshots"
+PHONE_SCREENSHOTS = SITE.parent / "screenshots-phone"
 REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
 
 REQUESTED = REQUIRE or "ATTENTION_BOOK_SITE" in os.environ
@@ -62,6 +65,8 @@ def notebook_pages() -> list[Path]:
 
 @pytest.fixture(scope="module")
 def browser_run():
+    """Every page once in Chromium, at the desktop window and on a phone: two browser
+    sessions side by side, each serving both views for its share of the pages."""
     binary, driver = find_browser()
     if not (binary and driver):
         message = f"no headless Chromium/chromedriver here (found {binary}, {driver})"
@@ -69,7 +74,8 @@ def browser_run():
             pytest.fail(message + ": apt-get install -y chromium chromium-driver")
         pytest.skip(message)
     shutil.rmtree(SCREENSHOTS, ignore_errors=True)
-    return check_in_browser(SITE, SCREENSHOTS)
+    shutil.rmtree(PHONE_SCREENSHOTS, ignore_errors=True)
+    return browse(SITE, Views(screenshots=SCREENSHOTS, phone_screenshots=PHONE_SCREENSHOTS))
 
 
 def test_internal_links_and_anchors_resolve():
@@ -81,12 +87,11 @@ def test_pages_render_without_raw_myst_error_boxes_or_missing_images():
 
 
 def test_in_chromium_math_is_typeset_and_every_image_loads(browser_run):
-    problems, _ = browser_run
-    fail_on(problems)
+    fail_on(browser_run.desktop)
 
 
 def test_every_page_has_a_screenshot(browser_run):
-    _, shots = browser_run
+    shots = browser_run.screenshots
     redirects = {p for p in pages(SITE) if refresh_target(p) is not None}
     expected = {p.relative_to(SITE).as_posix().removesuffix(".html").replace("/", "__")
                 for p in pages(SITE) if p not in redirects}
@@ -214,7 +219,8 @@ def test_every_solution_is_folded():
 
 
 def test_on_a_360_px_phone_every_figure_fits_the_screen(browser_run):
-    """browser_run: only where Chromium is (it fails or skips the same way)."""
-    from book_tools.site_check import check_narrow_viewport
-
-    fail_on(check_narrow_viewport(SITE, SITE.parent / "screenshots-phone"))
+    """(The phone view of the same browser run, book_tools.site_check.check_narrow_viewport's
+    check.)"""
+    assert {s.stem for s in PHONE_SCREENSHOTS.glob("*.png")} == {s.stem for s in
+                                                                browser_run.screenshots}
+    fail_on(browser_run.phone)
