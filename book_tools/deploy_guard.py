@@ -79,9 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=REPO / "_build" / "html")
     args = parser.parse_args(argv)
     ckpt = load_checkpoint()
-    problems = (checkpoint_problems(ckpt.is_full, ckpt.weights_note, ckpt.missing)
-                + ledger_problems(ledger_records(args.ledger), list(claim_index()))
-                + placeholder_problems(args.site))
+    try:
+        problems = (checkpoint_problems(ckpt.is_full, ckpt.weights_note, ckpt.missing)
+                    + ledger_problems(ledger_records(args.ledger), list(claim_index()))
+                    + placeholder_problems(args.site))
+    except FileNotFoundError as missing:
+        print(f"deploy guard: {missing}", file=sys.stderr)
+        return 1
     if problems:
         print(f"deploy guard: not fit to publish, {len(problems)} problem(s):")
         print("\n".join(f"  - {p}" for p in problems))

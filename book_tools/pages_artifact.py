@@ -85,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pdf", type=Path, default=REPO / "_build" / PDF_NAME)
     args = parser.parse_args(argv)
     if args.action == "lay-out":
-        lay_out(args.site, args.pdf)
+        try:
+            lay_out(args.site, args.pdf)
+        except FileNotFoundError as missing:
+            print(f"pages artifact: {missing}", file=sys.stderr)
+            return 1
         print(f"pages artifact: {PDF_NAME} and .nojekyll added to {args.site}")
         return 0
     names = [p.stem + ".ipynb" for p in chapters()]
