@@ -1,6 +1,7 @@
 """A fork publishes itself: with the workflow's repository variable set, every place the
 site writes the book's address (theme buttons, footer links, launch links, the notebooks'
-set-up cell) carries that repository, and none the placeholder."""
+set-up cell, Binder's requirements) carries that repository, and none the placeholder. The
+built pages are checked for it by the deploy guard (tests/test_workflows.py)."""
 
 from __future__ import annotations
 
@@ -58,5 +59,7 @@ def test_launch_links_and_every_published_notebook_carry_the_fork(monkeypatch, t
         assert "someone-else/their-fork" in href and "attention-book/" not in href
     assert f"git+{FORK}@{branch}" in first_cell(url, branch)
     written = generate(tmp_path, chapters()[:2], cloud=True)
-    assert written and all(FORK in p.read_text() and PLACEHOLDER not in p.read_text()
-                           for p in written)
+    binder = tmp_path / "requirements.txt"  # the Binder environment, beside the notebooks
+    assert written and binder in tmp_path.iterdir()
+    assert all(FORK in p.read_text() and PLACEHOLDER not in p.read_text()
+               for p in [*written, binder])
