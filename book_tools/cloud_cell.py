@@ -1,29 +1,22 @@
 """The set-up cell that opens every published notebook (Colab, Binder).
 
 The chapters' sources (``book/*.md``) do not carry it: it is added when the notebooks are
-generated (``book_tools.notebooks --cloud``), from the repository address written once in
-``_config.yml`` (``repository: url:`` and ``branch:``). Locally the cell does nothing.
+generated (``book_tools.notebooks --cloud``), from the repository address
+(``book_tools.address.repository``: the publishing workflow's repository, else
+``_config.yml``'s ``repository: url:`` and ``branch:``). Locally the cell does nothing.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
-import yaml
+
+# Re-exported: book_tools.notebooks and the tests read the address through this module.
+from book_tools.address import repository as repository
 
 CELL_ID = "cloud-setup"
 CELL_TAGS = ["hide-input", CELL_ID]
 MARKER = "# Opened in Colab or Binder?"
 NOTEBOOKS_BRANCH = "notebooks"  # where the publishing workflow pushes the generated notebooks
-
-
-def repository(config: Path) -> tuple[str, str]:
-    """(url, branch) of the book's repository, from the ``repository`` block of _config.yml."""
-    repo = (yaml.safe_load(config.read_text()) or {}).get("repository") or {}
-    if not repo.get("url"):
-        raise ValueError(f"{config} has no repository url (repository: url: ...)")
-    return str(repo["url"]).rstrip("/"), str(repo.get("branch") or "main")
 
 
 def first_cell(url: str, branch: str = "main") -> str:

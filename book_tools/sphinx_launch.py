@@ -5,7 +5,9 @@ buttons (made from the source path) are not used. Instead the build writes the g
 notebooks into the site's ``notebooks/`` folder (``book_tools.notebooks``, with the
 Colab/Binder set-up cell), and every chapter page gets one line under its title: open in
 Colab, open in Binder (both from the repository's ``notebooks`` branch, to which the
-publishing workflow pushes that folder), or download the notebook.
+publishing workflow pushes that folder), or download the notebook. The repository is
+``book_tools.address.repository``'s: the one the publishing workflow runs in, else
+``_config.yml``'s.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from book_tools.cloud_cell import launch_urls, repository
+from book_tools.address import repository
+from book_tools.cloud_cell import launch_urls
 from book_tools.notebooks import chapters, generate
 
 REPO = Path(__file__).resolve().parent.parent
