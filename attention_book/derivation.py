@@ -69,8 +69,15 @@ class Derivation:
     on_done: Callable[[Derivation], None] | None = field(default=None, repr=False)
 
     def step(self, name: str, operation: Callable, expr: object, *args, **kwargs) -> object:
-        """Run ``operation(expr, *args, **kwargs)``: a SymPy function or method."""
-        out = operation(expr, *args, **kwargs)
+        """Run ``operation(expr, *args, **kwargs)``: a SymPy function or method. A method
+        named through a base class (``sp.Basic.doit``) runs as the expression's own
+        (``Sum.doit``), as ``expr.doit()`` would."""
+        name, qualname = getattr(operation, "__name__", ""), getattr(operation,
+                                                                      "__qualname__", "")
+        if "." in qualname and isinstance(expr, sp.Basic) and hasattr(expr, name):
+            out = getattr(expr, name)(*args, **kwargs)
+        else:
+            out = operation(expr, *args, **kwargs)
         changed = sp.srepr(out) != sp.srepr(expr) if isinstance(out, sp.Basic) else True
         self.steps.append(Step(name, _operation_name(operation), changed))
         self.sizes |= _sizes(expr, out)

@@ -139,3 +139,11 @@ def test_ledgers_share_no_state(ledger_dir):
     a, b = Ledger("book/98_a"), Ledger("book/99_b")
     a.add_failure("L5", "L5 failed: x")
     assert b.failures == {} and b.record("L5", evidence=("numeric",)).status == VERIFIED
+
+
+def test_a_method_named_through_its_base_class_runs_as_the_expressions_own():
+    n = sp.Symbol("n", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True)
+    d = Derivation("S1")
+    total = d.step("evaluate the sum", sp.Basic.doit, sp.Sum(1, (i, 1, n)))
+    assert total == n and d.steps[0].operation == "doit"
