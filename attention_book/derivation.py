@@ -40,6 +40,8 @@ def _sizes(*exprs: object) -> set[str]:
     limits of sums and the shapes of matrix symbols."""
     found: set[str] = set()
     for e in exprs:
+        if isinstance(e, sp.MatrixBase):  # a mutable Matrix is not a sp.Basic
+            e = sp.ImmutableMatrix(e)
         if not isinstance(e, sp.Basic):
             continue
         symbols = set(e.free_symbols)
