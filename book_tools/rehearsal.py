@@ -3,7 +3,7 @@
 On the offline checkpoint (no ``wte``, no MLP weights) the chapters take their
 "not verified in this build" branches, and the code that only the full checkpoint reaches
 (real tokens through the whole model: L4, Q6, I2, M1, M2, S4 and V3 on token rows) never
-runs. The rehearsal runs it: it builds the stand-in of ``attention_book.standin`` (the real
+runs. The rehearsal runs it: it builds the stand-in of ``book_tools.standin`` (the real
 attention tensors plus seeded synthetic ``wte`` and MLP weights, never GPT-2) under
 ``_build/standin``, generates the chapter notebooks, and executes each one against it,
 two at a time, with its own ledger under ``_build/rehearsal/ledger`` (never the published
@@ -224,7 +224,7 @@ def _environment(standin_dir: Path, ledger: Path) -> dict[str, str]:
 def rehearse(sources: list[Path], out: Path = OUT, jobs: int = 2,
              standin_dir: Path | None = None) -> list[Result]:
     """Build the stand-in, run the chapters on it, and judge each one."""
-    from attention_book import standin
+    from book_tools import standin
     from book_tools.notebooks import generate
 
     out = out.resolve()

@@ -7,16 +7,24 @@ import hashlib
 import json
 import os
 import re
+import socket
 import struct
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
+from safetensors.numpy import save_file
 
 from attention_book import checkpoint as ck
 from attention_book.checkpoint import CheckpointError, expected_shapes, load_checkpoint
+from attention_book.checkpoint import fingerprints as fp
+from attention_book.checkpoint import hub as ck_hub
+from book_tools import standin
 
-SHARED_FINGERPRINTS = ck.Path(os.environ.get(ck.ENV_VAR, "/nonexistent")) / "fingerprints.json"
+SHARED_FINGERPRINTS = Path(os.environ.get(ck.ENV_VAR, "/nonexistent")) / "fingerprints.json"
 
 
 @pytest.fixture(autouse=True)
@@ -376,18 +384,36 @@ def test_opt_in_with_official_weights_is_still_official(point_to, checkpoint, mo
 
 @pytest.fixture(scope="module")
 def synthetic_wte():
-    from attention_book import standin
-
     return standin.synthetic("wte.weight")
 
 
-def test_standin_recognised_only_in_a_rehearsal(point_to, write_tensors, checkpoint,
+@pytest.fixture
+def write_standin(tmp_path, synthetic_wte):
+    """Write tensors as model.safetensors with the stand-in's record of its synthetic wte
+    (the tensors written may differ from what the record says)."""
+
+    def _write(tensors: dict[str, np.ndarray], record=None) -> Path:
+        path = tmp_path / "model.safetensors"
+        record = record if record is not None else standin.metadata({"wte.weight": synthetic_wte})
+        save_file({k: np.ascontiguousarray(v) for k, v in tensors.items()}, str(path),
+                  metadata=record)
+        return path
+
+    return _write
+
+
+def test_standin_recognised_only_in_a_rehearsal(point_to, write_standin, checkpoint,
                                                 synthetic_wte, monkeypatch):
     from attention_book import checks
 
-    point_to(write_tensors({**_offline(checkpoint), "wte.weight": synthetic_wte}))
+    point_to(write_standin({**_offline(checkpoint), "wte.weight": synthetic_wte}))
     with refused("rehearsal stand-in.*never GPT-2.*make rehearsal"):
         load_checkpoint()
+    monkeypatch.setenv(ck.ALLOW_MODIFIED_VAR, "1")  # the opt-in is for modified GPT-2 only
+    ck._load.cache_clear()
+    with refused("rehearsal stand-in.*never GPT-2.*make rehearsal"):
+        load_checkpoint()
+    monkeypatch.delenv(ck.ALLOW_MODIFIED_VAR)
     monkeypatch.setenv(ck.REHEARSAL_VAR, "1")
     ck._load.cache_clear()
     loaded = load_checkpoint()
@@ -399,25 +425,68 @@ def test_standin_recognised_only_in_a_rehearsal(point_to, write_tensors, checkpo
     assert "Q6" in checks.failures
 
 
-def test_synthetic_wte_that_is_not_ours_is_refused(point_to, write_tensors, checkpoint,
+def test_synthetic_wte_that_is_not_ours_is_refused(point_to, write_standin, checkpoint,
                                                     synthetic_wte, monkeypatch):
     monkeypatch.setenv(ck.REHEARSAL_VAR, "1")
     imitation = synthetic_wte.copy()
-    imitation[1000, 5] += np.float32(1e-3)  # one value off: not what standin.py generates
-    point_to(write_tensors({**_offline(checkpoint), "wte.weight": imitation}))
-    with refused(r"1 of 124 tensors differs.*: wte\.weight\..*"
-                 r"stand-in is recognised only by the exact tensors"):
+    imitation[1000, 5] += np.float32(1e-3)  # one value off: not what its record says
+    point_to(write_standin({**_offline(checkpoint), "wte.weight": imitation}))
+    with refused(r"1 of 124 tensors differs.*: wte\.weight\..*says it is the book's "
+                 r"rehearsal stand-in.*stand-in is recognised only by the exact tensors"):
         load_checkpoint()
 
 
-def test_standin_with_a_modified_real_tensor_is_refused(point_to, write_tensors, checkpoint,
+def test_synthetic_wte_without_a_record_is_a_modified_copy(point_to, write_tensors, checkpoint,
+                                                            synthetic_wte, monkeypatch):
+    """The stand-in's exact wte, but no record in the file: not a stand-in, even in a
+    rehearsal; only the opt-in for modified weights accepts it, as modified."""
+    monkeypatch.setenv(ck.REHEARSAL_VAR, "1")
+    point_to(write_tensors({**_offline(checkpoint), "wte.weight": synthetic_wte}))
+    with refused(r"1 of 124 tensors differs.*: wte\.weight\."):
+        load_checkpoint()
+    monkeypatch.setenv(ck.ALLOW_MODIFIED_VAR, "1")
+    ck._load.cache_clear()
+    assert load_checkpoint().provenance == ck.MODIFIED
+
+
+def test_standin_with_a_modified_real_tensor_is_refused(point_to, write_standin, checkpoint,
                                                         synthetic_wte, monkeypatch):
     monkeypatch.setenv(ck.REHEARSAL_VAR, "1")
     tensors = {**_offline(checkpoint), "wte.weight": synthetic_wte}
     tensors["ln_f.bias"] = tensors["ln_f.bias"] + 0.5
-    point_to(write_tensors(tensors))
+    point_to(write_standin(tensors))
     with refused("1 of 124 tensors differs.*: ln_f.bias"):
         load_checkpoint()
+
+
+def test_a_record_never_covers_an_attention_tensor(point_to, write_standin, checkpoint,
+                                                   monkeypatch):
+    """A file that records the sha256 of its own modified W_K is still refused in a
+    rehearsal: a stand-in's synthetic tensors are wte and the MLP weights, nothing else."""
+    monkeypatch.setenv(ck.REHEARSAL_VAR, "1")
+    edited = _offline(checkpoint)
+    c_attn = edited["h.5.attn.c_attn.weight"].copy()
+    c_attn[:, 768:1536] = c_attn[:, 0:768]
+    edited["h.5.attn.c_attn.weight"] = c_attn
+    point_to(write_standin(edited, standin.metadata({"h.5.attn.c_attn.weight": c_attn})))
+    with refused(r"1 of 123 tensors differs.*h\.5\.attn\.c_attn\.weight \(W_K differs"):
+        load_checkpoint()
+
+
+def test_unreadable_standin_record_is_refused(point_to, write_standin, checkpoint):
+    point_to(write_standin(_offline(checkpoint), {ck.STANDIN_KEY: '{"wte.weight": "abc"}'}))
+    with refused("unreadable stand-in record.*make rehearsal"):
+        load_checkpoint()
+
+
+def test_standin_tensors_are_seeded_at_gpt2_scale():
+    name = "h.3.mlp.c_proj.weight"
+    t = standin.synthetic(name)
+    assert np.array_equal(t, standin.synthetic(name)) and t.shape == expected_shapes()[name]
+    # 2.4 million draws: the sample std is within 0.1 % of the scale GPT-2 initialises with.
+    assert abs(t.std() / (0.02 / np.sqrt(24)) - 1) < 1e-3
+    record = json.loads(standin.metadata({name: t})[ck.STANDIN_KEY])
+    assert record == {name: hashlib.sha256(t.astype("<f4").tobytes()).hexdigest()}
 
 
 # ------------------------------------------------------------ fingerprints and the verdict cache
@@ -436,11 +505,9 @@ def test_table_matches_the_shared_record():
             assert table["tensors"][name].get(key) == rec.get(key), (name, key)
 
 
-def test_table_knows_exactly_what_standin_generates():
-    from attention_book import standin
-
-    assert ck.fingerprint_table()["standin"]["tensors"] == standin.synthetic_fingerprints()
-    assert ck.fingerprint_table()["standin"]["seed"] == standin.SEED
+def test_table_knows_nothing_of_the_standin():
+    """The stand-in is build tooling: its tensors are recognised by the file's own record."""
+    assert set(ck.fingerprint_table()) == {"about", "official_file", "tensors", "table_sha256"}
 
 
 def test_fingerprint_formulas_are_the_shared_records():
@@ -459,10 +526,10 @@ def test_mlp_and_wte_checked_against_their_records(monkeypatch):
         np.float32)
     rec_mlp = {"git_blob_sha1_f32be": ck.git_blob_sha1_f32be(mlp)}
     rec_wte = {"crc32_f32be": ck.crc32_f32be(wte), "bytes": wte.nbytes}
-    assert ck._matches_official("h.0.mlp.c_fc.weight", mlp, rec_mlp)
-    assert ck._matches_official("wte.weight", wte, rec_wte)
-    assert not ck._matches_official("h.0.mlp.c_fc.weight", mlp * 2, rec_mlp)
-    assert not ck._matches_official("wte.weight", wte[:2], rec_wte)
+    assert fp._matches_official("h.0.mlp.c_fc.weight", mlp, rec_mlp)
+    assert fp._matches_official("wte.weight", wte, rec_wte)
+    assert not fp._matches_official("h.0.mlp.c_fc.weight", mlp * 2, rec_mlp)
+    assert not fp._matches_official("wte.weight", wte[:2], rec_wte)
 
 
 def test_complete_official_file_recognised_by_size_and_sha256(point_to, checkpoint, monkeypatch):
@@ -471,10 +538,10 @@ def test_complete_official_file_recognised_by_size_and_sha256(point_to, checkpoi
     data = checkpoint.path.read_bytes()
     table["official_file"] = {**table["official_file"], "bytes": len(data),
                               "sha256": hashlib.sha256(data).hexdigest()}
-    monkeypatch.setattr(ck, "fingerprint_table", lambda: table)
+    monkeypatch.setattr(fp, "fingerprint_table", lambda: table)
     hashed = []
-    real = ck._file_sha256
-    monkeypatch.setattr(ck, "_file_sha256", lambda p: hashed.append(p) or real(p))
+    real = fp._file_sha256
+    monkeypatch.setattr(fp, "_file_sha256", lambda p: hashed.append(p) or real(p))
     point_to(checkpoint.path)
     loaded = load_checkpoint()
     assert loaded.identity.whole_file and loaded.provenance == ck.OFFICIAL
@@ -487,8 +554,8 @@ def test_verdict_cached_and_invalidated_by_a_change(point_to, write_tensors, che
                                                     monkeypatch):
     point_to(write_tensors(_offline(checkpoint)))
     calls = []
-    real = ck.sha256_f32
-    monkeypatch.setattr(ck, "sha256_f32", lambda t: calls.append(1) or real(t))
+    real = fp.sha256_f32
+    monkeypatch.setattr(fp, "sha256_f32", lambda t: calls.append(1) or real(t))
     assert load_checkpoint().provenance == ck.OFFICIAL and len(calls) == 123
     ck._load.cache_clear()
     assert load_checkpoint().provenance == ck.OFFICIAL and len(calls) == 123  # from the cache
@@ -512,6 +579,14 @@ def test_verdict_cache_can_be_turned_off(point_to, checkpoint, monkeypatch):
 def _no_env(monkeypatch):
     monkeypatch.delenv(ck.ENV_VAR, raising=False)
     ck._load.cache_clear()
+
+
+def _hub_reachable(monkeypatch):
+    """As if the network reached the Hub (this machine may have none)."""
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(ck_hub, "network_problem", lambda endpoint: None)
 
 
 def test_no_checkpoint_and_no_network(monkeypatch, tmp_path):
@@ -556,11 +631,120 @@ def test_hub_download_when_not_cached_pins_the_revision(monkeypatch, checkpoint)
         return str(checkpoint.path) if name == "model.safetensors" else "unused"
 
     monkeypatch.setattr(hub, "hf_hub_download", download)
+    _hub_reachable(monkeypatch)
     assert load_checkpoint().source == "Hugging Face Hub"
     assert ("openai-community/gpt2", "model.safetensors", ck.HUB_REVISION) in fetched
     assert {n for _, n, _ in fetched} >= {"vocab.json", "merges.txt"}
     assert {r for _, _, r in fetched} == {ck.HUB_REVISION}
     ck._load.cache_clear()
+
+
+# ------------------------------------------------------------ no network: the message at once
+
+OFFLINE_START = """\
+import sys, time
+from attention_book.checkpoint import CheckpointError, load_checkpoint
+start = time.perf_counter()
+try:
+    load_checkpoint()
+except CheckpointError as e:
+    print(f"{time.perf_counter() - start:.3f}")
+    print(e)
+else:
+    sys.exit("a checkpoint was loaded")
+"""
+OFFLINE_BUDGET_S = 3.0  # the issue's target
+
+
+def _closed_port() -> int:
+    """A local TCP port that nothing listens on (it was free a moment ago)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _fresh_reader_env(tmp_path) -> dict[str, str]:
+    """A reader's first run: no GPT2_CHECKPOINT, an empty Hugging Face cache, no proxy."""
+    hf = {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE", "HF_HOME", "HF_ENDPOINT"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in hf | {ck.ENV_VAR} and not k.lower().endswith("_proxy")}
+    repo = str(Path(ck.__file__).resolve().parents[2])
+    env.update({"HF_HOME": str(tmp_path / "hf"), ck.CACHE_VAR: "off",
+                "PYTHONPATH": os.pathsep.join(filter(None, [repo, env.get("PYTHONPATH")]))})
+    return env
+
+
+@pytest.mark.parametrize("case", ["name does not resolve", "connection refused",
+                                  "HF_HUB_OFFLINE"])
+def test_no_checkpoint_no_network_says_so_at_once(tmp_path, case):
+    """A fresh process, as a reader starts one: the message within 3 s, no Hub retries."""
+    env = _fresh_reader_env(tmp_path)
+    if case == "name does not resolve":  # unresolvable on any machine (RFC 2606)
+        env["HF_ENDPOINT"], reason = "http://nonexistent.invalid", (
+            r"no network is reachable: the name nonexistent\.invalid does not resolve")
+    elif case == "connection refused":
+        env["HF_ENDPOINT"], reason = f"http://127.0.0.1:{_closed_port()}", (
+            r"no network is reachable: no connection to 127\.0\.0\.1 port \d+ "
+            r"\(Connection refused\)")
+    else:
+        env["HF_HUB_OFFLINE"], reason = "1", "HF_HUB_OFFLINE is set"
+    proc = subprocess.run([sys.executable, "-c", OFFLINE_START], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    seconds, message = proc.stdout.split("\n", 1)
+    assert float(seconds) < OFFLINE_BUDGET_S, (seconds, message)
+    assert re.search("could not be downloaded: " + reason, message), message
+    assert "Set GPT2_CHECKPOINT" in message and "run once with network access" in message
+    assert not re.search(r"(?i)retry|retrying|thrown while requesting", proc.stderr)
+    assert proc.stderr == "", proc.stderr
+
+
+def test_network_problem_is_none_when_a_connection_opens():
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        assert ck_hub.network_problem(f"http://127.0.0.1:{port}") is None
+
+
+def test_network_problem_checks_the_proxy_the_environment_names(monkeypatch):
+    """Behind a proxy the Hub's name may not resolve locally: the proxy is what must answer."""
+    port = _closed_port()
+    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    problem = ck_hub.network_problem("http://hub.invalid")
+    assert problem and f"127.0.0.1 port {port} (the proxy for hub.invalid)" in problem
+    monkeypatch.setenv("NO_PROXY", "hub.invalid")
+    assert "the name hub.invalid does not resolve" in ck_hub.network_problem("http://hub.invalid")
+
+
+def test_a_resolver_that_never_answers_is_given_up(monkeypatch):
+    """getaddrinfo has no timeout of its own: the preflight stops waiting for it."""
+    import threading
+    import time
+
+    answer = threading.Event()
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: answer.wait(30) and [])
+    start = time.perf_counter()
+    try:
+        problem = ck_hub.network_problem("https://huggingface.co", timeout=0.3)
+    finally:
+        answer.set()
+    assert time.perf_counter() - start < 2
+    assert problem == ("no network is reachable: the name huggingface.co does not resolve "
+                       "(no answer within 0.3 s)")
+
+
+def test_no_network_means_no_hub_client_call(monkeypatch, tmp_path):
+    import huggingface_hub as hub
+    import huggingface_hub.constants as hc
+
+    _no_env(monkeypatch)
+    monkeypatch.setattr(hc, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hc, "ENDPOINT", "http://nonexistent.invalid")
+    monkeypatch.setattr(hub, "try_to_load_from_cache", lambda repo, name, revision=None: None)
+    monkeypatch.setattr(hub, "hf_hub_download", lambda *a, **k: pytest.fail("Hub contacted"))
+    with refused("could not be downloaded: no network is reachable"):
+        load_checkpoint()
 
 
 # ------------------------------------------------------------ what the reader sees
@@ -579,4 +763,4 @@ def test_notebook_shows_the_message_without_a_traceback(point_to, tmp_path, caps
         InteractiveShell.clear_instance()
     out = capsys.readouterr().out
     assert "CheckpointError" in out and "does not exist" in out
-    assert "Traceback" not in out and "checkpoint.py" not in out and "File " not in out
+    assert "Traceback" not in out and "attention_book/checkpoint" not in out and "File " not in out

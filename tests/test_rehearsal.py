@@ -8,9 +8,8 @@ import textwrap
 import pytest
 
 from attention_book import checkpoint as ck
-from attention_book import standin
 from attention_book.ledger import FAILED
-from book_tools import rehearsal
+from book_tools import rehearsal, standin
 
 HEADER = """\
 ---
@@ -132,7 +131,8 @@ def test_standin_folder_is_recognised_and_kept(checkpoint, monkeypatch):
     ck._load.cache_clear()
     try:
         loaded = ck.load_checkpoint()
-        assert loaded.is_standin and loaded.is_full and loaded.identity.is_complete_standin
+        assert loaded.is_standin and loaded.is_full
+        assert standin.is_current_standin(folder / "model.safetensors")
         assert loaded.weights_note and "never GPT-2" in loaded.describe()
     finally:
         ck._load.cache_clear()
