@@ -146,10 +146,13 @@ def permute(tensors: Mapping[str, np.ndarray], seed: int = SEED) -> dict[str, np
     return out
 
 
-def _cached(tag: str, key: str, build) -> Mapping[str, np.ndarray]:
-    """Tensors built once into the user cache and memory-mapped afterwards."""
+def _cached(tag: str, key: str | None, build) -> Mapping[str, np.ndarray]:
+    """Tensors built once into the user cache and memory-mapped afterwards; with no key
+    (weights the reader opted in to), built in memory for this process only."""
     from .control import _LazyTensors  # the control's memory-mapped reader
 
+    if key is None:
+        return build()
     path = _cache_dir() / f"{tag}-{key}.safetensors"
     if not path.is_file():
         from safetensors.numpy import save_file
@@ -161,16 +164,23 @@ def _cached(tag: str, key: str, build) -> Mapping[str, np.ndarray]:
     return _LazyTensors(path)
 
 
-def _fingerprint(tensors: Mapping[str, np.ndarray]) -> str:
-    """A short key of the source tensors (names, shapes and a sample of wpe and layer 0)."""
+def _source_key(checkpoint) -> str | None:
+    """What the controls are built from. OpenAI's tensors, bit for bit, are the same
+    wherever the file lies: keyed by which of them are present. The rehearsal stand-in:
+    keyed by its file. Other weights (opted in): None, never cached, since a key short of
+    hashing every byte could mistake one modified copy for another."""
     import hashlib
 
-    h = hashlib.sha256()
-    for name in sorted(tensors):
-        h.update(f"{name}{tuple(np.shape(tensors[name]))}".encode())
-    for name in ("wpe.weight", "h.0.attn.c_attn.weight", "h.11.attn.c_proj.weight"):
-        h.update(np.ascontiguousarray(np.asarray(tensors[name]).reshape(-1)[::997]).tobytes())
-    return h.hexdigest()[:16]
+    from .checkpoint import OFFICIAL, STANDIN
+
+    if checkpoint.provenance == OFFICIAL:
+        basis = "official " + " ".join(sorted(checkpoint.tensors))
+    elif checkpoint.provenance == STANDIN:
+        st = checkpoint.path.stat()
+        basis = f"{checkpoint.path.resolve()} {st.st_size} {st.st_mtime_ns} {st.st_ino}"
+    else:
+        return None
+    return hashlib.sha256(basis.encode()).hexdigest()[:16]
 
 
 # ------------------------------------------------------------------ cases
@@ -252,11 +262,12 @@ def function_tolerance(config) -> float:
 @functools.lru_cache(maxsize=1)
 def control_models() -> dict[str, GPT2]:
     """The three controls of the loaded GPT-2 (built once into the user cache)."""
+    from .checkpoint import load_checkpoint
     from .control import load_control
     from .gpt2 import load_gpt2
 
     gpt2 = load_gpt2()
-    cfg, key = gpt2.config, _fingerprint(gpt2.tensors)
+    cfg, key = gpt2.config, _source_key(load_checkpoint())
     reparam = _cached(f"reparam-seed{SEED}-cond{COND:g}", key,
                       lambda: reparametrise(gpt2.tensors, cfg.n_layer, cfg.n_head))
     permuted = _cached(f"permuted-seed{SEED}", key, lambda: permute(gpt2.tensors))

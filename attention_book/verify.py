@@ -179,15 +179,19 @@ def _cell(value: float, ok: bool) -> str:
     return f"{num(value)} {'✓' if ok else '✗'}"
 
 
+def subject_cell(values: dict[str, float], passed: dict[str, bool], subject: str) -> str:
+    """A subject's value, or its values on input sets A / B: "0.17 ✓ / 0.11 ✓"."""
+    keys = [k for k in values if k.split(" / ")[0] == subject]
+    return " / ".join(_cell(values[k], passed[k]) for k in keys)
+
+
 def table(verdicts: list[Verdict]) -> str:
-    """One compact Markdown table: a row per check, a column per subject and input set."""
-    cols = list(verdicts[0].values)
-    for v in verdicts[1:]:
-        cols += [c for c in v.values if c not in cols]
-    head = ["check", "kind", "threshold", "reach", *cols, "margin"]
+    """One compact Markdown table: a row per check, a column per subject (a check that
+    reads rows shows input sets A / B in each cell)."""
+    head = ["check", "kind", "threshold", "reach", *SUBJECTS, "margin"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for v in verdicts:
-        cells = [_cell(v.values[c], v.passed[c]) if c in v.values else "" for c in cols]
+        cells = [subject_cell(v.values, v.passed, s) for s in SUBJECTS]
         name = f"**{v.claim}** {v.quantity}"
         lines.append("| " + " | ".join([name, v.kind, v.threshold, v.reach, *cells,
                                          v.margin_text]) + " |")
@@ -195,9 +199,11 @@ def table(verdicts: list[Verdict]) -> str:
              (f" Exceptions: {v.exceptions}." if v.exceptions else "") +
              "".join(f" Counterfactual *{name}*: {num(x)}, fails as it must."
                      for name, x in v.counterfactuals.items()) for v in verdicts]
-    key = ("✓ passes, ✗ fails the threshold. Controls: *reparametrised* computes GPT-2's "
-           "function with other matrices, *permuted* has GPT-2's values shuffled within each "
-           "tensor, *random init* is the untrained model.")
+    rows = any(" / " in k for v in verdicts for k in v.values)
+    key = ("✓ passes, ✗ fails the threshold" + ("; A / B: the two input sets" if rows else "")
+           + ". Controls: *reparametrised* computes GPT-2's function with other matrices, "
+           "*permuted* has GPT-2's values shuffled within each tensor, *random init* is the "
+           "untrained model.")
     return "\n".join(lines) + "\n\n" + key + "\n\n" + "\n".join(notes)
 
 
@@ -294,5 +300,6 @@ def run(check: Check, cases: list[Case], weights_note: str = "") -> Verdict:
         message = f"{check.claim} failed: " + "; ".join(verdict.problems)
         if not weights_note:
             raise ClaimCheckFailed(message)
+        message = message.replace(f"on {GPT2_NAME}", "on the loaded weights")
         print(f"[{weights_note.split(':')[0]}] {message}")
     return verdict

@@ -30,6 +30,7 @@ from attention_book.ledger import (
     read_records,
 )
 from attention_book.subjects import SUBJECTS
+from attention_book.verify import subject_cell
 
 logger = logging.getLogger(__name__)
 # Status labels are words styled by _static/ledger.css (class ledger-<slug>), not emoji:
@@ -150,9 +151,7 @@ def _values(check: dict, subject: str) -> str:
         if side is None:
             return "-"
         return f"{_num(check[side])} {'✓' if check[side + '_passes'] else '✗'}"
-    keys = [k for k in check["values"] if k.split(" / ")[0] == subject]
-    return " / ".join(f"{_num(check['values'][k])} {'✓' if check['passed'][k] else '✗'}"
-                      for k in keys) or "-"
+    return subject_cell(check["values"], check["passed"], subject) or "-"
 
 
 def _check_rows(records: dict) -> list[list[nodes.Node]]:
