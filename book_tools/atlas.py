@@ -22,7 +22,7 @@ from attention_book.control import SEED, load_control
 from attention_book.gpt2 import GPT2, AttentionWeights, attention, load_gpt2
 from attention_book.head_detectors import THRESHOLD, previous_token_scores
 from attention_book.head_roles import RoleGroup, load_roles, roles_of
-from attention_book.inputs import example_rows, layer_inputs
+from attention_book.subjects import Case
 
 # Chapter 3's threshold on the negative mass share: halfway between a shared lens (0)
 # and the control's unrelated lenses (about 1/2).
@@ -61,21 +61,22 @@ def copying_scores(w: AttentionWeights, embedding_gram: np.ndarray) -> np.ndarra
     return lam.real.sum(-1) / np.abs(lam).sum(-1)
 
 
-def reading_rows(model: GPT2, tokens: bool) -> list[np.ndarray]:
-    """The rows each layer reads: the example sentence's residual stream when ``tokens``
-    (the full checkpoint), else the position rows wpe[0:T] at every layer (chapter 3's
-    choice, used for the control too so that both read the same kind of rows)."""
-    rows = example_rows(model)
-    if tokens:
-        return layer_inputs(model, rows), rows.label
-    return ([model.position_rows(len(rows.x))] * model.config.n_layer,
-            f"position rows wpe[0:{len(rows.x)}]")
+def reading_rows(model: GPT2) -> tuple[list[np.ndarray], str]:
+    """The rows each layer reads on the chapters' input set A, as that model embeds it:
+    the residual stream of token rows with the full checkpoint, else the position rows at
+    every layer (the chapters' choice, for the control too, so that both read the same
+    kind of rows)."""
+    from attention_book.chapter import input_sets
+
+    inputs = input_sets()[0]
+    case = Case("atlas", inputs, model)
+    return [case.layer_input(i) for i in range(model.config.n_layer)], inputs.label
 
 
 def net_metrics(model: GPT2, tokens: bool) -> tuple[dict[str, dict], str]:
     """Every quantity of FIELDS for every head of one network, keyed "L.H", and what the
     example rows were."""
-    inputs, label = reading_rows(model, tokens)
+    inputs, label = reading_rows(model)
     gram = None
     if tokens:
         W_E = np.asarray(model.tensors["wte.weight"], np.float32)
@@ -139,7 +140,9 @@ def compute_atlas() -> dict:
     """heads.json as a dictionary (see FIELDS), with the time the computation took."""
     start = time.perf_counter()
     model, control = load_gpt2(), load_control()
-    tokens = example_rows(model).are_tokens and model.has_mlp
+    from attention_book.chapter import input_sets
+
+    tokens = input_sets()[0].are_tokens and model.has_mlp
     gpt2, rows = net_metrics(model, tokens)
     ctrl, ctrl_rows = net_metrics(control, tokens)
     groups = load_roles()

@@ -27,12 +27,14 @@ def test_attention_shapes_gqa_and_mha():
     assert attention_shapes(768, 12, 12, 64) == {k: (768, 768) for k in gqa}
 
 
-def test_layer_inputs_real_stream_only_for_token_rows_with_mlp():
-    from attention_book.inputs import Rows, layer_inputs
+def test_layer_input_is_the_real_stream_only_for_token_rows_with_mlp():
+    from attention_book.subjects import Case, InputSet
 
     m = random_gpt2(Config(n_layer=3, n_head=2, d_model=8, n_ctx=16), n_vocab=20, seed=0)
-    tokens = Rows(m.embed([1, 2, 3]), ["a", "b", "c"], True, "tokens")
-    positions = Rows(m.position_rows(3), ["p0", "p1", "p2"], False, "positions")
-    stream = layer_inputs(m, tokens)
-    assert np.array_equal(stream[0], tokens.x) and not np.allclose(stream[1], tokens.x)
-    assert all(r is positions.x for r in layer_inputs(m, positions))
+    tokens = Case("m", InputSet("A", "tokens", (0, 1, 2), (1, 2, 3), ("a", "b", "c")), m)
+    positions = Case("m", InputSet("B", "positions", (0, 1, 2)), m)
+    assert np.array_equal(tokens.layer_input(0), m.embed([1, 2, 3]))
+    assert not np.allclose(tokens.layer_input(1), tokens.x)
+    assert np.array_equal(tokens.layer_input(2), m.run(m.embed([1, 2, 3])).residuals[2])
+    assert all(np.array_equal(positions.layer_input(i), m.position_rows(3))
+               for i in range(3))
