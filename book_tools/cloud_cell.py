@@ -26,6 +26,21 @@ def repository(config: Path) -> tuple[str, str]:
     return str(repo["url"]).rstrip("/"), str(repo.get("branch") or "main")
 
 
+def site_url(config: Path) -> str:
+    """The published site's address, ending in '/': ``html: baseurl:`` of _config.yml when it
+    is set, otherwise the GitHub Pages address of ``repository: url:``."""
+    html = (yaml.safe_load(config.read_text()) or {}).get("html") or {}
+    if html.get("baseurl"):
+        return str(html["baseurl"]).rstrip("/") + "/"
+    url, _ = repository(config)
+    owner_repo = url.removeprefix("https://github.com/")
+    if owner_repo == url or owner_repo.count("/") != 1:
+        raise ValueError(f"{config}: set html: baseurl: (the published site's address); it "
+                         f"cannot be derived from the repository url {url}")
+    owner, name = owner_repo.split("/")
+    return f"https://{owner.lower()}.github.io/{name}/"
+
+
 def first_cell(url: str, branch: str = "main") -> str:
     """The source of every published notebook's first code cell."""
     return "\n".join([

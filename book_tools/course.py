@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from book_tools.notebooks import chapters
-from book_tools.student import EXERCISE_TITLE, find_exercises
+from book_tools.solutions import EXERCISE_TITLE, find_exercises
 
 TIME_LINE = re.compile(r"^\*\*Time\.\*\*(?P<text>.*)$", re.MULTILINE)
 
