@@ -80,13 +80,19 @@ site: $(STAMP)
 
 # The chapters in JupyterLab, as notebooks (jupytext), with MyST rendered (jupyterlab-myst):
 # double-clicking a chapter's .md opens it as a notebook.
+# The server's root is the repository, so the file browser shows book/ and every path the
+# intro and CONTRIBUTING name (book/NN_x.md) resolves; as root (containers, cloud machines)
+# JupyterLab needs --allow-root.
 LAB_SETTINGS = $(VENV)/share/jupyter/lab/settings/overrides.json
+LAB_OPEN ?= book/01_one_row_three_lenses.md
+LAB_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
 	mkdir -p $(dir $(LAB_SETTINGS))
 	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers":' \
 	  '{"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}},' \
 	  '"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}' > $(LAB_SETTINGS)
-	$(BIN)/jupyter lab $(LAB_FLAGS) book/01_one_row_three_lenses.md
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ROOT) $(LAB_FLAGS) \
+	  $(LAB_OPEN)
 
 # The student edition: every chapter as a notebook without its solutions (a checking cell
 # in their place) and a README, in _build/student; then every one of them is run.

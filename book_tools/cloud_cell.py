@@ -8,7 +8,10 @@ generated (``book_tools.notebooks --cloud``), from the repository address
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nbformat
+import yaml
 
 # Re-exported: book_tools.notebooks and the tests read the address through this module.
 from book_tools.address import repository as repository
@@ -17,6 +20,22 @@ CELL_ID = "cloud-setup"
 CELL_TAGS = ["hide-input", CELL_ID]
 MARKER = "# Opened in Colab or Binder?"
 NOTEBOOKS_BRANCH = "notebooks"  # where the publishing workflow pushes the generated notebooks
+
+
+def site_url(config: Path) -> str:
+    """The published site's address, ending in '/': ``html: baseurl:`` of _config.yml when it
+    is set, otherwise the GitHub Pages address of the repository (``repository``: the
+    publishing workflow's, else ``_config.yml``'s)."""
+    html = (yaml.safe_load(config.read_text()) or {}).get("html") or {}
+    if html.get("baseurl"):
+        return str(html["baseurl"]).rstrip("/") + "/"
+    url, _ = repository(config)
+    owner_repo = url.removeprefix("https://github.com/")
+    if owner_repo == url or owner_repo.count("/") != 1:
+        raise ValueError(f"{config}: set html: baseurl: (the published site's address); it "
+                         f"cannot be derived from the repository url {url}")
+    owner, name = owner_repo.split("/")
+    return f"https://{owner.lower()}.github.io/{name}/"
 
 
 def first_cell(url: str, branch: str = "main") -> str:

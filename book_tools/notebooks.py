@@ -3,7 +3,9 @@
 The tests run nbval on these notebooks; the site publishes them (with a set-up cell for
 Colab and Binder, ``book_tools.cloud_cell``) in ``notebooks/``, which the publishing
 workflow also pushes to the repository's ``notebooks`` branch for Colab and Binder to open;
-the student edition is the same with the solutions removed. Nothing generated is committed.
+the published ones are in plain notebook Markdown, without the solutions
+(``book_tools.plain_notebook``); the student edition is the same with the solutions
+removed. Nothing generated is committed.
 
 Usage: python -m book_tools.notebooks OUT_DIR [--cloud] [chapter.md ...]
 """
@@ -18,6 +20,7 @@ import jupytext
 import nbformat
 
 from book_tools.cloud_cell import add_cloud_cell, repository
+from book_tools.plain_notebook import book_context, plain_notebook
 
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
@@ -40,15 +43,18 @@ def read(source: Path) -> nbformat.NotebookNode:
 
 def generate(out_dir: Path, sources: list[Path] | None = None,
              cloud: bool = False) -> list[Path]:
-    """Write one .ipynb per chapter into out_dir (with the Colab/Binder set-up cell when
-    ``cloud``); return their paths."""
+    """Write one .ipynb per chapter into out_dir; return their paths. With ``cloud``, the
+    notebooks to publish: plain Markdown (no MyST), no solutions, the Colab/Binder set-up
+    cell."""
     out_dir.mkdir(parents=True, exist_ok=True)
     url, branch = repository(REPO / "_config.yml")
     written = []
     for src in sources or chapters():
-        nb = read(src)
         if cloud:
+            nb = plain_notebook(src, book_context(src, REPO))
             add_cloud_cell(nb, url, branch)
+        else:
+            nb = read(src)
         path = out_dir / (src.stem + ".ipynb")
         nbformat.write(nb, path)
         written.append(path)
