@@ -151,4 +151,4 @@ publish-rehearsal: $(STAMP)
 
 # The Hugging Face revision the checkpoint is pinned to: the workflows' cache key carries it.
 hub-revision:
-	@sed -n 's/^HUB_REVISION = "\([0-9a-f]\{40\}\)".*/\1/p' attention_book/checkpoint.py
+	@sed -n 's/^HUB_REVISION = "\([0-9a-f]\{40\}\)".*/\1/p' attention_book/checkpoint/names.py

@@ -52,6 +52,12 @@ def input_sets() -> tuple[InputSet, InputSet]:
     return token_sets(tok.encode, tok.decode)
 
 
+def rows_a(model: GPT2) -> np.ndarray:
+    """Input set A as ``model`` embeds it: the rows the chapters' figures and exercises
+    read."""
+    return input_sets()[0].rows(model)
+
+
 @functools.lru_cache(maxsize=1)
 def subjects() -> Subjects:
     return Subjects({GPT2_NAME: load_gpt2(), **control_models()}, input_sets())

@@ -33,11 +33,10 @@ STATUSES = (VERIFIED, NOT_VERIFIED, STATED, FAILED, MODIFIED)
 SLUGS = {VERIFIED: "verified", NOT_VERIFIED: "not-verified", STATED: "stated",
          FAILED: "failed", MODIFIED: "modified"}  # CSS classes ledger-<slug>
 
-GPT2_EVIDENCE = ("GPT-2 weights", "GPT-2 position rows", "GPT-2 token rows",
-                 "GPT-2 full model")
+GPT2_EVIDENCE = ("GPT-2 weights", "GPT-2 position rows", "GPT-2 token rows")
 NAMED_EVIDENCE = ("constructed model", "numeric", "figure", "citation")
 EVIDENCE = ("symbolic", *GPT2_EVIDENCE, *NAMED_EVIDENCE, "falsification")
-LEGACY = "recorded by a chapter not yet on the verification layer"
+
 
 
 def ledger_dir() -> Path:
@@ -59,12 +58,6 @@ class Record:
     reason: str = ""
     checks: list[dict] = field(default_factory=list)  # verdicts: kind, values, margin
     weights: str = ""  # what the GPT-2 checks ran on, when not GPT-2 small as released
-    measured: str = ""   # only in records of chapters not yet on the layer
-    tolerance: str = ""
-
-    @property
-    def legacy(self) -> bool:
-        return any("values" not in c for c in self.checks) or bool(self.measured)
 
     @property
     def statement(self) -> str:
@@ -121,26 +114,10 @@ class Ledger:
         self.derivations[derivation.claim] = derivation.as_record() | {"chapter": self.chapter}
         self._write()
 
-    def derived(self, claim: str, *, symbolic: str, step: str, partial: str = "") -> dict:
-        """A derivation described by its chapter (chapters not yet on the layer); the
-        layer's derivations are recorded from what SymPy did instead."""
-        _known(claim)
-        if not symbolic or not step:
-            raise ValueError("a derivation says what is symbolic and which step SymPy performs")
-        self.derivations[claim] = {"claim": claim, "chapter": self.chapter, "legacy": LEGACY,
-                                   "symbolic": symbolic, "step": step, "partial": partial,
-                                   "status": "partial" if partial else "genuine"}
-        self._write()
-        return self.derivations[claim]
-
     def record(self, claim: str, *, evidence: tuple[str, ...] = (), status: str = VERIFIED,
-               reason: str = "", checks: tuple = (), measured: str = "",
-               tolerance: str = "") -> Record:
+               reason: str = "") -> Record:
         """Enter a claim, after its derivation and checks have run."""
         _known(claim)
-        if checks or measured:
-            return self._legacy_record(claim, list(evidence), checks, status, measured,
-                                       tolerance, reason)
         if status not in (VERIFIED, NOT_VERIFIED, STATED):
             raise ValueError(f"status must be one of {STATUSES[:3]}, got '{status}'")
         if set(evidence) - set(NAMED_EVIDENCE):
@@ -162,28 +139,6 @@ class Ledger:
         self._write()
         return rec
 
-    def _legacy_record(self, claim: str, evidence: list[str], checks: tuple, status: str,
-                       measured: str, tolerance: str, reason: str) -> Record:
-        """A record of a chapter not yet on the layer: its evidence and numbers as typed."""
-        from . import checks as _checks
-
-        if set(evidence) - set(EVIDENCE) or not evidence:
-            raise ValueError(f"evidence must be a non-empty list drawn from {EVIDENCE}")
-        if status == NOT_VERIFIED and not reason:
-            raise ValueError("a claim not verified in this build must say why (reason=...)")
-        weights = self.weights_note or (_weights_note() if set(evidence) & set(GPT2_EVIDENCE)
-                                        else "")
-        if claim in _checks.failures:
-            status, reason = FAILED, _checks.failures[claim]
-        elif weights and status == VERIFIED:
-            status = MODIFIED
-        rec = Record(claim, self.chapter, status, evidence, reason,
-                     [asdict(v) | {"summary": v.summary()} for v in checks], weights,
-                     measured, tolerance)
-        self.records[claim] = rec
-        self._write()
-        return rec
-
     def _evidence(self, claim: str, verdicts: list) -> list[str]:
         found = ["symbolic"] if claim in self.derivations else []
         keys = {k for v in verdicts for k in v.values}
@@ -201,12 +156,6 @@ class Ledger:
                 "records": [asdict(r) for r in self.records.values()],
                 "derivations": list(self.derivations.values())}
         self.path.write_text(json.dumps(data, indent=1))
-
-
-def _weights_note() -> str:
-    from .checkpoint import load_checkpoint
-
-    return load_checkpoint().weights_note
 
 
 def _files(folder: Path | None) -> list[dict]:

@@ -95,6 +95,8 @@ class Threshold:
     def margin_text(self, margin: float) -> str:
         if self.op == "==":
             return "exact" if margin == 0 else "off"
+        if self.log and margin > 30:  # the value is 0 (or within 1e-30 of it): exact
+            return "exact (0)"
         if self.log:
             return f"{margin:+.1f} orders of magnitude"
         return f"{margin:+.0%} {self.unit}"

@@ -40,7 +40,7 @@ def parser() -> MarkdownIt:
 
 @dataclass(frozen=True)
 class Target:
-    page: str     # the page's stem, e.g. "03_qk_circuit"
+    page: str     # the page's stem, e.g. "03a_qk_form"
     anchor: str   # the id the site gives it
     text: str     # what a link to it shows
 

@@ -146,11 +146,6 @@ def _kind_counts(rec) -> str:
 
 def _values(check: dict, subject: str) -> str:
     """A subject's value(s), one per input set: "0.17 ✓ / 0.11 ✓"."""
-    if "values" not in check:  # a chapter not yet on the layer: GPT-2 and the init only
-        side = {"GPT-2": "gpt2", "random init": "control"}.get(subject)
-        if side is None:
-            return "-"
-        return f"{_num(check[side])} {'✓' if check[side + '_passes'] else '✗'}"
     return subject_cell(check["values"], check["passed"], subject) or "-"
 
 
@@ -161,10 +156,9 @@ def _check_rows(records: dict) -> list[list[nodes.Node]]:
         for c in rec.checks if rec else []:
             rows.append([nodes.strong("", cid), nodes.Text(c["quantity"]),
                          nodes.Text(c["kind"]),
-                         nodes.Text(f"{c['threshold']} {c['reach']}" if "values" in c
-                                    else c["expected"]),
+                         nodes.Text(f"{c['threshold']} {c['reach']}"),
                          *(nodes.Text(_values(c, s)) for s in SUBJECTS),
-                         nodes.Text(c.get("margin_text", "-"))])
+                         nodes.Text(c["margin_text"])])
     return rows
 
 
@@ -207,19 +201,7 @@ def _with_citations(app: Sphinx, fromdoc: str, text: str) -> list[nodes.Node]:
     return out
 
 
-def _legacy_derivation_cells(app: Sphinx, fromdoc: str, d: dict) -> list[nodes.Node]:
-    status = nodes.paragraph()
-    status += nodes.strong("", "described by its chapter")
-    status += nodes.Text(" (not yet recorded from SymPy's steps)")
-    if d["partial"]:
-        status += [nodes.Text("; partial: "), *_with_citations(app, fromdoc, d["partial"])]
-    return [_chapter_link(app, fromdoc, d["claim"], d["chapter"], text=d["claim"]),
-            nodes.Text(d["symbolic"]), nodes.Text(d["step"]), nodes.Text("-"), status]
-
-
 def _derivation_cells(app: Sphinx, fromdoc: str, d: dict) -> list[nodes.Node]:
-    if "legacy" in d:
-        return _legacy_derivation_cells(app, fromdoc, d)
     status = nodes.paragraph()
     status += nodes.strong("", d["status"])
     if d["status"] == PARTIAL:
@@ -243,9 +225,8 @@ def fill_derivations(app: Sphinx, doctree: nodes.document, docname: str) -> None
     derivations = read_derivations()
     rows = [_derivation_cells(app, docname, derivations[c])
             for c in claim_index() if c in derivations]
-    counts = {s: sum(d["status"] == s and "legacy" not in d for d in derivations.values())
+    counts = {s: sum(d["status"] == s for d in derivations.values())
               for s in (GENUINE, PARTIAL, DECORATIVE)}
-    counts["described by their chapters"] = sum("legacy" in d for d in derivations.values())
     summary = nodes.paragraph("", f"In this build: {len(derivations)} derivations, " +
                               ", ".join(f"{n} {s}" for s, n in counts.items()) + ".")
     for p in placeholders:

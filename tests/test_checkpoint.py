@@ -352,7 +352,8 @@ def test_many_modified_tensors_grouped_by_layer(point_to, write_tensors, checkpo
 def test_opt_in_accepts_modified_weights_and_marks_them(point_to, write_tensors, checkpoint,
                                                         monkeypatch, tmp_path):
     from attention_book import ledger as lg
-    from attention_book.checks import IDENTITY, Verdict
+    from attention_book.subjects import SUBJECTS, Case
+    from attention_book.verify import IDENTITY, Check, below, evaluate
 
     edited = _offline(checkpoint)
     c_attn = edited["h.5.attn.c_attn.weight"].copy()
@@ -367,9 +368,11 @@ def test_opt_in_accepts_modified_weights_and_marks_them(point_to, write_tensors,
     assert first.startswith("modified weights: not GPT-2 small as released")
     assert "h.5.attn.c_attn.weight" in first
     monkeypatch.setenv(lg.LEDGER_DIR_VAR, str(tmp_path / "ledger"))
-    book = lg.Ledger("book/99_modified")
-    verdict = Verdict("L1", IDENTITY, "max error", "< 1e-5", 0.0, 0.0, True, True)
-    rec = book.record("L1", evidence=["GPT-2 weights"], checks=[verdict])
+    book = lg.Ledger("book/99_modified", loaded.weights_note)
+    check = Check("L1", "max error", lambda c: 0.0, below(1e-5, why="w"), IDENTITY)
+    verdict = evaluate(check, [Case(s, None, None) for s in SUBJECTS])
+    book.add_verdict(verdict, list(verdict.problems))
+    rec = book.record("L1")
     assert rec.status == lg.MODIFIED and rec.weights == loaded.weights_note
 
 
@@ -403,8 +406,9 @@ def write_standin(tmp_path, synthetic_wte):
 
 
 def test_standin_recognised_only_in_a_rehearsal(point_to, write_standin, checkpoint,
-                                                synthetic_wte, monkeypatch):
-    from attention_book import checks
+                                                synthetic_wte, monkeypatch, tmp_path):
+    from attention_book.chapter import Chapter
+    from attention_book.ledger import FAILED, Ledger
 
     point_to(write_standin({**_offline(checkpoint), "wte.weight": synthetic_wte}))
     with refused("rehearsal stand-in.*never GPT-2.*make rehearsal"):
@@ -420,9 +424,11 @@ def test_standin_recognised_only_in_a_rehearsal(point_to, write_standin, checkpo
     assert loaded.is_standin and loaded.provenance == ck.STANDIN
     assert loaded.identity.synthetic == ["wte.weight"] and len(loaded.identity.official) == 123
     assert loaded.describe().startswith("stand-in for a rehearsal")
-    monkeypatch.setattr(checks, "failures", {})
-    checks.check("Q6", False, "asymmetry 0.001 on the stand-in")  # recorded, not raised
-    assert "Q6" in checks.failures
+    monkeypatch.setenv("ATTENTION_BOOK_LEDGER_DIR", str(tmp_path / "ledger"))
+    ch = Chapter("book/99_standin", loaded, None, Ledger("book/99_standin",
+                                                         loaded.weights_note))
+    ch.require("Q6", False, "asymmetry 0.001 on the stand-in")  # recorded, not raised
+    assert ch.record("Q6", evidence=("numeric",)).status == FAILED
 
 
 def test_synthetic_wte_that_is_not_ours_is_refused(point_to, write_standin, checkpoint,

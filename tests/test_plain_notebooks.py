@@ -65,11 +65,11 @@ def test_each_removed_solution_links_to_its_place_on_the_site(published):
 
 
 def test_proofs_are_quoted_exercises_headed_and_citations_listed(published):
-    text = "\n".join(markdown(published["03_qk_circuit"]))
+    text = "\n".join(markdown(published["03a_qk_form"]))
     assert re.search(r"^> \*\*Proposition \(.+?\)\.\*\*", text, re.MULTILINE)
     assert re.search(r"^> \*Proof\.\*", text, re.MULTILINE)
     assert re.search(r"^#### Exercise: .+\(warm-up, 10 min\)$", text, re.MULTILINE)
-    assert markdown(published["03_qk_circuit"])[-1].startswith("## References")
+    assert markdown(published["03a_qk_form"])[-1].startswith("## References")
 
 
 # ----------------------------------------------------------- the converter itself
@@ -77,7 +77,7 @@ def test_proofs_are_quoted_exercises_headed_and_citations_listed(published):
 
 @pytest.fixture
 def ctx():
-    return book_context(REPO / "book" / "03_qk_circuit.md", REPO)
+    return book_context(REPO / "book" / "03a_qk_form.md", REPO)
 
 
 def test_a_citation_becomes_author_year_and_joins_the_reference_list(ctx):
@@ -87,10 +87,10 @@ def test_a_citation_becomes_author_year_and_joins_the_reference_list(ctx):
 
 
 def test_a_cross_reference_becomes_a_link_to_the_published_page(ctx):
-    out = convert("See {ref}`the bound <claim-q3>` and {doc}`03_qk_circuit`.", ctx)
+    out = convert("See {ref}`the bound <claim-q3>` and {doc}`03a_qk_form`.", ctx)
     site = site_url(REPO / "_config.yml")
-    assert f"[the bound]({site}book/03_qk_circuit.html#claim-q3)" in out
-    assert f"]({site}book/03_qk_circuit.html)." in out
+    assert f"[the bound]({site}book/03a_qk_form.html#claim-q3)" in out
+    assert f"]({site}book/03a_qk_form.html)." in out
 
 
 def test_a_construct_without_a_rule_is_an_error_that_names_it(ctx):

@@ -22,9 +22,9 @@ OPENING = """\
 ```{code-cell}
 from attention_book.checkpoint import load_checkpoint
 from attention_book.gpt2 import load_gpt2
-from attention_book.checks import check
 from attention_book.ledger import NOT_VERIFIED, VERIFIED, Ledger
-print(load_checkpoint().describe())
+checkpoint = load_checkpoint()
+print(checkpoint.describe())
 model = load_gpt2()
 ```
 """
@@ -48,17 +48,17 @@ if model.has_wte and model.has_mlp:
     # A claim's check fails on the stand-in: recorded, the chapter goes on.
     "zz_check_fails": """\
 ```{code-cell}
-ledger = Ledger("book/zz_check_fails")
-check("Q6", False, "asymmetry 0.001 on token rows, expected > 0.01")
-ledger.record("Q6", evidence=["numeric"], measured="0.001")
+ledger = Ledger("book/zz_check_fails", checkpoint.weights_note)
+ledger.add_failure("Q6", "Q6 failed: asymmetry 0.001 on token rows, expected > 0.01")
+ledger.record("Q6", evidence=("numeric",))
 print("the chapter went on")
 ```
 """,
     # A full-checkpoint claim left unverified although the full tensors are there.
     "zz_branch_not_taken": """\
 ```{code-cell}
-ledger = Ledger("book/zz_branch_not_taken")
-ledger.record("I2", evidence=["GPT-2 full model"], status=NOT_VERIFIED,
+ledger = Ledger("book/zz_branch_not_taken", checkpoint.weights_note)
+ledger.record("I2", evidence=("numeric",), status=NOT_VERIFIED,
               reason="needs the token embeddings")
 ```
 """,

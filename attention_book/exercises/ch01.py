@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..chapter import rows_a
 from ..gpt2 import attention, layer_norm, load_gpt2
-from ..inputs import example_rows
 from . import exercise
 
 LAYER = 5
@@ -18,7 +18,7 @@ def _layer5_by_hand(normalise: bool = True) -> tuple[np.ndarray, ...]:
     """q, k, v [12, T, 64] of layer 5 on the example rows, from c_attn and ln_1."""
     model = load_gpt2()
     t, cfg = model.tensors, model.config
-    x = example_rows(model).x
+    x = rows_a(model)
     p = f"h.{LAYER}."
     if normalise:
         x = layer_norm(x, t[p + "ln_1.weight"], t[p + "ln_1.bias"])
@@ -35,7 +35,7 @@ def _layer5_by_hand(normalise: bool = True) -> tuple[np.ndarray, ...]:
           reference=_layer5_by_hand, wrong=lambda: _layer5_by_hand(normalise=False))
 def _(answer) -> str | None:
     model = load_gpt2()
-    want = attention(model.layers[LAYER], example_rows(model).x)
+    want = attention(model.layers[LAYER], rows_a(model))
     if len(answer) != 3:
         return "the answer should be three arrays, (q, k, v)."
     for name, got, ref in zip("qkv", answer, (want.q, want.k, want.v),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..chapter import rows_a
 from ..circuits import factored_singular_values, float32_rank_threshold
 from ..gpt2 import attention, load_gpt2
-from ..inputs import example_rows
 from . import exercise
 
 HEAD = 3  # head 0.3, the head exercise ex-n3-dk works on
@@ -16,7 +16,7 @@ KEPT = 32  # singular directions kept in ex-n3-dk (b)
 def _layer0_rows() -> np.ndarray:
     """The rows layer 0's lenses read on the book's example input: ln_1(x)."""
     model = load_gpt2()
-    return attention(model.layers[0], example_rows(model).x).x_ln
+    return attention(model.layers[0], rows_a(model)).x_ln
 
 
 def _self_top_share() -> float:

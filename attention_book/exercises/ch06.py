@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..chapter import rows_a
 from ..constructed import attention_shapes
 from ..gpt2 import attention, load_gpt2
-from ..inputs import example_rows
 from . import exercise
 
 LAYER = 3
@@ -24,7 +24,7 @@ def _relative(x: np.ndarray, y: np.ndarray) -> float:
 def _all_heads_ablated() -> np.ndarray:
     """Layer 3's output with the whole concatenation zeroed, one row per position."""
     model = load_gpt2()
-    t, n_rows = model.tensors, len(example_rows(model).x)
+    t, n_rows = model.tensors, len(rows_a(model))
     width = t[f"h.{LAYER}.attn.c_proj.weight"].shape[0]
     zeroed = np.zeros((n_rows, width), np.float32)
     return zeroed @ t[f"h.{LAYER}.attn.c_proj.weight"] + t[f"h.{LAYER}.attn.c_proj.bias"]
@@ -66,7 +66,7 @@ ABLATED_LAYER, HEADS = 1, (3, 7)
 def _mismatches() -> dict[str, float]:
     """Joint ablation of heads 1.3 and 1.7 against the sum of the single ones."""
     model = load_gpt2()
-    x0 = example_rows(model).x
+    x0 = rows_a(model)
     base = model.run(x0, mlp=False)
 
     def ablated(heads: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..chapter import rows_a
 from ..circuits import factored_singular_values
 from ..gpt2 import attention, load_gpt2
-from ..inputs import example_rows
 from . import exercise
 
 # --- ex-c1-dense --------------------------------------------------------------
@@ -89,7 +89,7 @@ def _(answer) -> str | None:
 @functools.lru_cache(maxsize=1)
 def _first_position() -> dict:
     model = load_gpt2()
-    x = example_rows(model).x
+    x = rows_a(model)
     w0 = model.layers[0]
     mass = attention(w0, x).pattern[:, 1:, 0].mean(1)
     head = int(mass.argmax())

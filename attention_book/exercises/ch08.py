@@ -50,14 +50,14 @@ def _(answer) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def _edit_reference() -> tuple[tuple[int, ...], ...]:
+    from ..chapter import rows_a
     from ..gpt2 import load_gpt2
-    from ..inputs import example_rows
 
     model = load_gpt2()
-    rows = example_rows(model)
-    x_edit = rows.x.copy()
+    x = rows_a(model)
+    x_edit = x.copy()
     x_edit[EDITED_POSITION] = model.position_rows(1, start=REPLACEMENT_ROW)[0]
-    before = model.run(rows.x, mlp=False).traces
+    before = model.run(x, mlp=False).traces
     after = model.run(x_edit, mlp=False).traces
     return tuple(tuple(np.nonzero((np.abs(a.k - b.k) > TOL_REL * np.abs(a.k).max())
                                   .any(axis=(0, 2)))[0].tolist())

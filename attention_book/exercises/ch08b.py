@@ -63,12 +63,12 @@ def pairwise_tv(pattern: np.ndarray, n_kv_heads: int) -> np.ndarray:
 
 
 def _layer0_distances(pooled: bool) -> np.ndarray:
+    from ..chapter import rows_a
     from ..gpt2 import causal_mask, layer_norm, load_gpt2, softmax
-    from ..inputs import example_rows
 
     model = load_gpt2()
     cfg, w = model.config, model.layers[0]
-    x = example_rows(model).x
+    x = rows_a(model)
     x_ln = layer_norm(x, w.ln_w, w.ln_b)
     if pooled:
         W_K = w.W_K.reshape(-1, GROUP, cfg.d_model, cfg.d_head).mean(1)

@@ -43,15 +43,15 @@ def _(answer) -> str | None:
 def _grouped() -> tuple[int, float]:
     from dataclasses import replace
 
+    from ..chapter import rows_a
     from ..gpt2 import attention, load_gpt2
-    from ..inputs import example_rows
 
     model = load_gpt2()
     w0 = model.layers[0]
     grouped = replace(w0, W_K=np.repeat(w0.W_K[::3], 3, axis=0),
                       b_K=np.repeat(w0.b_K[::3], 3, axis=0))
     n_distinct = len({b.tobytes() for b in grouped.W_K})
-    patterns = attention(grouped, example_rows(model).x).pattern
+    patterns = attention(grouped, rows_a(model)).pattern
     within = [max(np.abs(patterns[3 * g + a] - patterns[3 * g + b]).max()
                   for a, b in ((0, 1), (0, 2), (1, 2))) for g in range(4)]
     return n_distinct, float(min(within))

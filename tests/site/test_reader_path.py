@@ -19,10 +19,7 @@ if not (os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
 MAX_SHARE, MAX_FIRST_CELL = 0.10, 15
 
 
-ON_THE_LAYER = [p for p in chapters() if "open_chapter(" in p.read_text()]
-
-
-@pytest.mark.parametrize("source", ON_THE_LAYER, ids=lambda p: p.stem)
+@pytest.mark.parametrize("source", chapters(), ids=lambda p: p.stem)
 def test_bookkeeping_is_off_the_readers_path(source):
     path = measure(SITE / "book" / f"{source.stem}.html")
     assert path.visible, f"{source.stem}: no visible code"
