@@ -164,7 +164,9 @@ def _files(folder: Path | None) -> list[dict]:
 
 def read_records(folder: Path | None = None) -> dict[str, Record]:
     """All records in the ledger folder, by claim id."""
-    return {r["claim"]: Record(**r) for f in _files(folder) for r in f["records"]}
+    known = set(Record.__dataclass_fields__)  # an older build's file may hold other fields
+    return {r["claim"]: Record(**{k: v for k, v in r.items() if k in known})
+            for f in _files(folder) for r in f["records"]}
 
 
 def read_derivations(folder: Path | None = None) -> dict[str, dict]:
