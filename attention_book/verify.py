@@ -194,7 +194,7 @@ def table(verdicts: list[Verdict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for v in verdicts:
         cells = [subject_cell(v.values, v.passed, s) for s in SUBJECTS]
-        name = f"**{v.claim}** {v.quantity}"
+        name = f"**{v.claim}** {v.quantity}".replace("|", r"\|")  # a norm's bars
         lines.append("| " + " | ".join([name, v.kind, v.threshold, v.reach, *cells,
                                          v.margin_text]) + " |")
     notes = [f"- *{v.claim}, {v.quantity}*: {v.why.rstrip('.')}." +
