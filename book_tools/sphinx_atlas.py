@@ -88,7 +88,10 @@ class HeadAtlas(SphinxDirective):
         script, div = interactive_html(atlas)
         png = base64.b64encode(overview_png(atlas)).decode()
         about = atlas["about"]
-        html = (f'<div class="atlas-interactive">{div}{script}</div>'
+        # one target per head, so that every chapter's link to "#head-L.H" resolves
+        targets = "".join(f'<span id="head-{name}"></span>' for name in atlas["heads"])
+        html = (f'<div class="atlas-targets">{targets}</div>'
+                f'<div class="atlas-interactive">{div}{script}</div>'
                 f'<figure class="atlas-print"><img alt="Small multiples of all 144 heads: '
                 f'negative mass share, antisymmetric share, share breaking the self-score '
                 f'bound and median K-V principal angle, GPT-2 beside the control" '

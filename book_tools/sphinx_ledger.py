@@ -213,8 +213,13 @@ def _derivation_cells(app: Sphinx, fromdoc: str, d: dict) -> list[nodes.Node]:
         if i:
             confirmed += nodes.Text("; ")
         confirmed += nodes.math(tex, tex)
+    sizes = nodes.paragraph()
+    for i, name in enumerate(d["sizes"]):  # SymPy symbol names, often LaTeX
+        if i:
+            sizes += nodes.Text(", ")
+        sizes += nodes.math(name, name)
     return [_chapter_link(app, fromdoc, d["claim"], d["chapter"], text=d["claim"]),
-            nodes.Text(", ".join(d["sizes"]) or "none"), nodes.Text(steps or "none"),
+            sizes if d["sizes"] else nodes.Text("none"), nodes.Text(steps or "none"),
             confirmed, status]
 
 
