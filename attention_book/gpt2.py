@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -179,6 +180,15 @@ class GPT2:
         self.tensors = tensors
         self.layers = [AttentionWeights.from_tensors(tensors, i, config.n_head)
                        for i in range(config.n_layer)]
+        self._derived: dict = {}
+
+    def memo(self, key: object, compute: Callable[[GPT2], Any]) -> Any:
+        """``compute(self)``, computed once per model and kept under ``key``: what the
+        weights alone fix (a lens's basis, a circuit's spectrum), shared by every check and
+        input set that reads this model."""
+        if key not in self._derived:
+            self._derived[key] = compute(self)
+        return self._derived[key]
 
     def with_tensors(self, changes: Mapping[str, np.ndarray]) -> GPT2:
         """The same model with some tensors replaced (a counterfactual, an ablation)."""

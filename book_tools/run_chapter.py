@@ -8,11 +8,14 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+# jsonschema (under nbformat) imports rfc3987_syntax when it is installed, which compiles an
+# Earley grammar for IRI formats: 1 s per run, and no notebook schema has such a format.
+sys.modules.setdefault("rfc3987_syntax", None)
 
-from book_tools.notebooks import read
+import jupytext  # noqa: E402
+import nbformat  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellExecutionError  # noqa: E402
 
 
 def main() -> int:
@@ -21,8 +24,11 @@ def main() -> int:
     ap.add_argument("--save", type=Path)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
-    nb = read(args.notebook)
+    nb = jupytext.read(args.notebook, fmt="md:myst")
+    # "immediate": the kernel is killed once the last cell has run, as nbval does; a
+    # graceful shutdown waits up to 2 s for a kernel that imported torch to tear down.
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                            shutdown_kernel="immediate",
                             resources={"metadata": {"path": str(args.notebook.parent)}})
     start = time.perf_counter()
     try:
