@@ -35,6 +35,7 @@ from urllib.parse import unquote, urlsplit
 from bs4 import BeautifulSoup, NavigableString
 from bs4.element import Comment, Doctype, ProcessingInstruction
 
+SITE_VAR = "ATTENTION_BOOK_SITE"  # a built book to check instead of _build/html
 CHROMIUM_VAR, CHROMEDRIVER_VAR = "CHROMIUM_BINARY", "CHROMEDRIVER"
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
@@ -87,6 +88,12 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.page}: {self.kind}: {self.detail}"
 
+
+
+def site_folder() -> Path:
+    """The built book the site checks read: $ATTENTION_BOOK_SITE, else _build/html."""
+    default = Path(__file__).resolve().parent.parent / "_build" / "html"
+    return Path(os.environ.get(SITE_VAR, default)).resolve()
 
 def pages(site: Path) -> list[Path]:
     """Every HTML page of the site (theme and source copies excluded)."""

@@ -6,19 +6,13 @@ ATTENTION_BOOK_REQUIRE_SITE=1 / ATTENTION_BOOK_SITE=<built _build/html>).
 """
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
-from book_tools.site_check import chromium, find_browser, serve
+from book_tools.site_check import chromium, serve, site_folder
 
-REPO = Path(__file__).resolve().parents[2]
-SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
-if not (os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1" or "ATTENTION_BOOK_SITE"
-        in os.environ):
-    pytest.skip("checks of the built book run after a build: make site (or set "
-                "ATTENTION_BOOK_SITE to a built _build/html)", allow_module_level=True)
+SITE = site_folder()
+pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 ATLAS = "book/atlas.html"
 # Bokeh draws its widgets inside shadow roots: find by CSS through every one of them.
@@ -93,9 +87,8 @@ def test_heads_json_holds_all_144_heads_with_the_documented_fields(heads):
         assert 0 <= entry["negative_mass_share"] <= 1
 
 
-def test_atlas_selects_heads_toggles_control_and_pins_in_chromium(heads):
-    binary, driver = find_browser()
-    assert binary and driver, "the atlas check needs Chromium and chromedriver"
+def test_atlas_selects_heads_toggles_control_and_pins_in_chromium(heads, browser):
+    binary, driver = browser
     from selenium.webdriver.support.ui import Select
     with serve(SITE) as root, chromium(binary, driver) as browser:
         browser.get(root + ATLAS + "#head-0.10")

@@ -2,7 +2,6 @@
 cited-partial, every GPT-2 check of the kind its pattern over the controls shows, no SymPy
 repr on any page."""
 
-import os
 import re
 from pathlib import Path
 
@@ -19,14 +18,11 @@ from attention_book.verify import (
     PARAMETRISATION,
     VALUES,
 )
-from book_tools.site_check import check_sympy_output, soup, typeset_outputs
+from book_tools.site_check import check_sympy_output, site_folder, soup, typeset_outputs
 
 REPO = Path(__file__).resolve().parents[2]
-SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
-if not (os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
-        or "ATTENTION_BOOK_SITE" in os.environ):
-    pytest.skip("checks of the built book run after a strict build: make site",
-                allow_module_level=True)
+SITE = site_folder()
+pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 
 def test_no_output_shows_a_sympy_repr():

@@ -1,20 +1,15 @@
 """On every chapter page the reader's path is mathematics and evidence: bookkeeping is at
 most 10% of the visible code lines, and the first code cell at most 15 lines."""
 
-import os
-from pathlib import Path
 
 import pytest
 
 from book_tools.notebooks import chapters
 from book_tools.reader_path import measure
+from book_tools.site_check import site_folder
 
-REPO = Path(__file__).resolve().parents[2]
-SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
-if not (os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
-        or "ATTENTION_BOOK_SITE" in os.environ):
-    pytest.skip("checks of the built book run after a strict build: make site",
-                allow_module_level=True)
+SITE = site_folder()
+pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 MAX_SHARE, MAX_FIRST_CELL = 0.10, 15
 

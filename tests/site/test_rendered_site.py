@@ -6,7 +6,6 @@ then a missing build, browser or driver is a failure. A plain ``pytest tests`` s
 set ATTENTION_BOOK_SITE=<folder with index.html> to check a particular build.
 """
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -23,27 +22,18 @@ from book_tools.site_check import (
     check_in_browser,
     check_links,
     check_rendering,
-    find_browser,
     pages,
     refresh_target,
     resolve_url,
+    site_folder,
     soup,
 )
 
 REPO = Path(__file__).resolve().parents[2]
-SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
+SITE = site_folder()
 SCREENSHOTS = SITE.parent / "screenshots"
 PHONE_SCREENSHOTS = SITE.parent / "screenshots-phone"
-REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
-
-REQUESTED = REQUIRE or "ATTENTION_BOOK_SITE" in os.environ
-
-if not REQUESTED:
-    pytest.skip("checks of the built book run after a strict build: make site (or set "
-                "ATTENTION_BOOK_SITE to a built _build/html)", allow_module_level=True)
-if not (SITE / "index.html").is_file():
-    pytest.fail(f"no built book in {SITE} (no index.html): build it first (make strict-book)",
-                pytrace=False)
+pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 
 def fail_on(problems) -> None:
@@ -64,15 +54,9 @@ def notebook_pages() -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def browser_run():
+def browser_run(browser):
     """Every page once in Chromium, at the desktop window and on a phone: two browser
     sessions side by side, each serving both views for its share of the pages."""
-    binary, driver = find_browser()
-    if not (binary and driver):
-        message = f"no headless Chromium/chromedriver here (found {binary}, {driver})"
-        if REQUIRE:
-            pytest.fail(message + ": apt-get install -y chromium chromium-driver")
-        pytest.skip(message)
     shutil.rmtree(SCREENSHOTS, ignore_errors=True)
     shutil.rmtree(PHONE_SCREENSHOTS, ignore_errors=True)
     return browse(SITE, Views(screenshots=SCREENSHOTS, phone_screenshots=PHONE_SCREENSHOTS))

@@ -2,7 +2,6 @@
 (broken link, missing anchor, missing figure, raw MyST or TeX, error boxes, math that
 MathJax never typeset) and nothing on a clean page. Needs no built book."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,11 +11,8 @@ from book_tools.site_check import (
     check_in_browser,
     check_links,
     check_rendering,
-    find_browser,
     pages,
 )
-
-REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
 
 PAGE = """<!DOCTYPE html><html><head><title>{title}</title></head>
 <body><main>{body}</main></body></html>"""
@@ -90,13 +86,7 @@ def test_a_figure_that_disappears_after_the_build_is_reported(site):
     assert ("missing image", "image file missing: ../_images/ok.png") in found["book/clean.html"]
 
 
-def test_the_browser_sees_a_missing_figure_and_untypeset_math(site, tmp_path):
-    binary, driver = find_browser()
-    if not (binary and driver):
-        if REQUIRE:
-            pytest.fail("Chromium and chromedriver are required (apt-get install -y chromium "
-                        "chromium-driver)")
-        pytest.skip(f"no headless Chromium/chromedriver here (found {binary}, {driver})")
+def test_the_browser_sees_a_missing_figure_and_untypeset_math(site, tmp_path, browser):
     problems, shots = check_in_browser(site, tmp_path / "shots")
     found = by_page(problems)
     assert "book/clean.html" not in found, found["book/clean.html"]
@@ -159,14 +149,9 @@ def test_figures_without_caption_or_with_a_file_name_for_alt_text_are_reported(t
     assert alt_problem("Heatmap of 144 heads' asymmetry, layer down, head across") is None
 
 
-def test_on_a_phone_a_figure_wider_than_the_screen_is_reported(tmp_path):
+def test_on_a_phone_a_figure_wider_than_the_screen_is_reported(tmp_path, browser):
     from book_tools.site_check import check_narrow_viewport
 
-    binary, driver = find_browser()
-    if not (binary and driver):
-        if REQUIRE:
-            pytest.fail("Chromium and chromedriver are required")
-        pytest.skip(f"no headless Chromium/chromedriver here (found {binary}, {driver})")
     site = figure_site(tmp_path)
     found = by_page(check_narrow_viewport(site, screenshots=tmp_path / "phone",
                                           max_figure_px=2000))
