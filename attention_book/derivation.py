@@ -10,7 +10,7 @@ from these records:
 - *genuine*: SymPy performed at least one step that changed the expression and SymPy
   confirmed the conclusion, in general form (a size such as n, d or d_k is a symbol);
 - *partial*: as genuine, but a named, cited theorem carries a step SymPy cannot perform
-  (``d.rests_on(theorem, cite=bibtex_key)``);
+  (``d.rests_on(theorem, cite=bibtex_key)``, or ``cite=(key, ...)``);
 - *decorative*: anything else (no step changed anything, no conclusion, or only fixed
   sizes). The book has none; a test asserts it.
 """
@@ -108,11 +108,13 @@ class Derivation:
         self.conclusions.append(text)
         show(text, label=label)
 
-    def rests_on(self, theorem: str, *, cite: str) -> None:
-        """A step SymPy cannot perform is carried by this named theorem (a bibtex key)."""
-        if not theorem or not cite:
+    def rests_on(self, theorem: str, *, cite: str | tuple[str, ...]) -> None:
+        """A step SymPy cannot perform is carried by this named theorem, cited by one bibtex
+        key or several (kept as "key1,key2", as a {cite} role lists them)."""
+        keys = (cite,) if isinstance(cite, str) else tuple(cite)
+        if not theorem or not keys or not all(k.strip() for k in keys):
             raise ValueError("a partial derivation names its theorem and a citation")
-        self.theorem, self.cite = theorem, cite
+        self.theorem, self.cite = theorem, ",".join(k.strip() for k in keys)
 
     @property
     def status(self) -> str:

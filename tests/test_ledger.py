@@ -89,6 +89,12 @@ def test_derivation_status_comes_from_what_sympy_did():
     assert general.status == GENUINE
     general.rests_on("Sylvester's law of inertia", cite="horn2013matrix")
     assert general.status == PARTIAL
+    general.rests_on("rank subadditivity and genericity", cite=("horn2013matrix",
+                                                                  "okamoto1973distinctness"))
+    assert general.cite == "horn2013matrix,okamoto1973distinctness"
+    for no_citation in ("", (), ("horn2013matrix", " ")):
+        with pytest.raises(ValueError, match="names its theorem and a citation"):
+            general.rests_on("Sylvester's law of inertia", cite=no_citation)
     with pytest.raises(ClaimCheckFailed, match="SymPy does not confirm"):
         general.conclude((x + n) ** 2, x**2 + n**2)
 
