@@ -8,6 +8,7 @@ lists the references the chapter cites.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import jupytext
@@ -39,10 +40,24 @@ def without_solutions(text: str, page_url: str) -> str:
 
 def book_context(source: Path, repo: Path) -> Context:
     """What converting ``source`` needs to know about the book in ``repo``."""
-    book = repo / "book"
+    found, titles, cites = _book_index(repo, _sources_stamp(repo))
+    # (the address is read each time: the publishing workflow's repository can change it)
     return Context(site=site_url(repo / "_config.yml"), page=source.stem, source=source,
-                   targets=targets(book), titles=page_titles(book),
-                   citations=citations(repo / "references.bib"))
+                   targets=found, titles=titles, citations=cites)
+
+
+def _sources_stamp(repo: Path) -> tuple:
+    """Which versions of the files the book's index is read from (a change makes a new one)."""
+    files = [repo / "references.bib", *sorted((repo / "book").glob("*.md"))]
+    return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+
+
+@functools.lru_cache(maxsize=4)
+def _book_index(repo: Path, stamp: tuple) -> tuple:
+    """The book-wide part of a context (every page's labels and titles, the formatted
+    references: seconds of parsing), parsed once while the sources are unchanged."""
+    book = repo / "book"
+    return targets(book), page_titles(book), citations(repo / "references.bib")
 
 
 def plain_notebook(source: Path, ctx: Context) -> nbformat.NotebookNode:
