@@ -2,7 +2,6 @@ import re
 
 import pytest
 import sympy as sp
-from conftest import shared_claims_spec
 
 from attention_book import ledger as lg
 from attention_book.checks import ClaimCheckFailed
@@ -26,11 +25,8 @@ def ledger_dir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_claim_index_matches_the_specification():
-    spec = shared_claims_spec()
-    if spec is None:
-        pytest.skip("the content specification (shared/CLAIMS.md) is not on this machine")
-    ids = re.findall(r"^\*\*([A-Z]\d+)\. ", spec.read_text(), re.M)
+def test_claim_index_matches_the_specification(claims_spec):
+    ids = re.findall(r"^\*\*([A-Z]\d+)\. ", claims_spec.read_text(), re.M)
     assert ids == list(claim_index()), "attention_book/claims.yml must list the spec's claims"
 
 
