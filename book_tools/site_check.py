@@ -107,14 +107,24 @@ def _soup(path: Path, mtime: float) -> BeautifulSoup:
 
 
 def soup(path: Path) -> BeautifulSoup:
-    """The parsed page (cached while the file is unchanged)."""
+    """The parsed page (cached while the file is unchanged, under its resolved path: the
+    checks reach a page both as listed and as a link's target)."""
+    path = path.resolve()
     return _soup(path, path.stat().st_mtime)
 
 
-def anchors(page: Path) -> set[str]:
+def anchors(page: Path) -> frozenset[str]:
+    """Every id and <a name> of the page (cached while the file is unchanged: a page is the
+    target of hundreds of links)."""
+    page = page.resolve()
+    return _anchors(page, page.stat().st_mtime)
+
+
+@functools.lru_cache(maxsize=256)
+def _anchors(page: Path, mtime: float) -> frozenset[str]:
     doc = soup(page)
-    return {t["id"] for t in doc.find_all(id=True)} | {t["name"] for t in doc.find_all("a")
-                                                        if t.get("name")}
+    return frozenset({t["id"] for t in doc.find_all(id=True)} |
+                     {t["name"] for t in doc.find_all("a") if t.get("name")})
 
 
 def refresh_target(page: Path) -> str | None:
