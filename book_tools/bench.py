@@ -47,6 +47,23 @@ LOAD = ("import time; t0 = time.perf_counter(); "
         "print(t2 - t1, t1 - t0, len(c.tensors), c.provenance)")
 
 
+# A reader's first run with no checkpoint and no network: how long until the loader's
+# message (issue 17: within 3 s, no Hub retries). The tests check the message, this the time.
+OFFLINE_START = """\
+import sys, time
+from attention_book.checkpoint import CheckpointError, load_checkpoint
+start = time.perf_counter()
+try:
+    load_checkpoint()
+except CheckpointError as e:
+    print(f"{time.perf_counter() - start:.3f}")
+    print(e)
+else:
+    sys.exit("a checkpoint was loaded")
+"""
+OFFLINE_TARGET_S = 3.0
+
+
 @dataclass(frozen=True)
 class Cell:
     chapter: str
@@ -150,6 +167,36 @@ def load_rows() -> list[str]:
     return rows
 
 
+def offline_env(home: Path) -> dict[str, str]:
+    """A reader's first run: no GPT2_CHECKPOINT, an empty Hugging Face cache, no proxy, and
+    a Hub whose name does not resolve (RFC 2606), as on a machine without network."""
+    from attention_book import checkpoint as ck
+
+    hf = {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE", "HF_HOME", "HF_ENDPOINT"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in hf | {ck.ENV_VAR} and not k.lower().endswith("_proxy")}
+    env.update({"HF_HOME": str(home / "hf"), ck.CACHE_VAR: "off",
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))})
+    return env
+
+
+def offline_row() -> str:
+    """The time from load_checkpoint() to its message, with no checkpoint and no network."""
+    with tempfile.TemporaryDirectory() as home:
+        env = dict(offline_env(Path(home)), HF_ENDPOINT="http://nonexistent.invalid")
+        proc = subprocess.run([sys.executable, "-c", OFFLINE_START], env=env, cwd=REPO,
+                              capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0 or "\n" not in proc.stdout:
+        raise RuntimeError(f"the offline start did not end in the loader's message: "
+                           f"{(proc.stdout + proc.stderr).strip()[-500:]}")
+    seconds = float(proc.stdout.split("\n", 1)[0])
+    status = "ok" if seconds <= OFFLINE_TARGET_S else f"over the {OFFLINE_TARGET_S:.0f}-s target"
+    row = (f"| no checkpoint, no network: load_checkpoint() to its message | {seconds:.2f} | | "
+           f"{status} |")
+    print(row, flush=True)
+    return row
+
+
 def chapter_rows(runs: list[ChapterRun]) -> list[str]:
     rows = ["| chapter | wall time (s) | peak memory (MiB) | before the first cell (s) | "
             "costliest cells (s) | status |", "|---|---:|---:|---:|---|---|"]
@@ -196,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = ["| what | wall time (s) | peak memory (MiB) | status |", "|---|---:|---:|---|"]
     rows += load_rows()
+    rows.append(offline_row())
     ok = True
     if not args.load_only:
         runs = []
