@@ -68,8 +68,8 @@ def _mistral_without_gqa() -> dict:
 
 
 @exercise("ex-c2-mistral", difficulty="warm-up", minutes=10,
-          hint="substitute d = 4096, h = 32, d_head = 128 and g into the four formulas "
-               "P of the chapter; only the key-value side involves g.",
+          hint="Which of the chapter's four budget formulas involve the number of "
+               "key-value heads g? Evaluate all four at Mistral's sizes.",
           reference=_mistral, wrong=_mistral_without_gqa)
 def _(answer) -> str | None:
     expected = _mistral()

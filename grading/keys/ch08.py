@@ -29,8 +29,8 @@ def _queries_reference() -> tuple[sp.Expr, sp.Expr]:
 
 
 @exercise("ex-k1-queries", difficulty="warm-up", minutes=10,
-          hint="With a cache, step t computes the query of the new row only; recomputing, "
-               "step t computes a query for every row so far. Sum over t = 1..n.",
+          hint="How many queries does step t compute with a cache, and how many when "
+               "everything is recomputed? Then add up the steps.",
           reference=_queries_reference,
           wrong=lambda: (N, N**2))
 def _(answer) -> str | None:

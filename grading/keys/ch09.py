@@ -41,8 +41,8 @@ def _(answer) -> str | None:
 
 
 @exercise("ex-h2-three", difficulty="standard", minutes=15,
-          hint="the three weights are part of one row that sums to 1; and a "
-               "head per position can put almost all of its own row on it.",
+          hint="The three weights come from one softmax row, which sums to 1. How much "
+               "can a head give a position when it aims at that one alone?",
           reference=lambda: (1 / 3, 3), wrong=lambda: (0.5, 2), float32=True)
 def _(answer) -> str | None:
     most_each, heads = answer
@@ -62,8 +62,7 @@ def _(answer) -> str | None:
 
 
 @exercise("ex-h3-share", difficulty="warm-up", minutes=5,
-          hint="every head of such a model has the same weights: its columns "
-               "of W_Q, W_K, W_V and its rows of W_O.",
+          hint="Do the heads of such a model differ in how many weights they hold?",
           reference=lambda: 38 / 48, wrong=lambda: 10 / 48, float32=True)
 def _(answer) -> str | None:
     share = float(answer)

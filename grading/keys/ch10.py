@@ -32,9 +32,9 @@ def _uniform_score(n: int) -> Fraction:
 
 
 @exercise("ex-i2-uniform-score", difficulty="standard", minutes=20,
-          hint="row i of a uniform head puts 1/(i + 1) on each visible "
-               "position; the score averages the weight on one position over "
-               "the n rows of the second copy.",
+          hint="What weight does row i of a uniform head put on each position it can "
+               "see? The score averages one position's weight over the rows of the "
+               "second copy.",
           reference=lambda: (sp.harmonic(2 * sp.Symbol("n") + 1)
                              - sp.harmonic(sp.Symbol("n") + 1))
           / sp.Symbol("n"),
