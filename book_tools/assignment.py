@@ -99,7 +99,7 @@ answer_h1_medium = None   # replace None by your answer, in the form the exercis
 exercises.check("ex-h1-medium", answer_h1_medium)
 ```
 
-`exercises.check` tells you whether your answer is in the form the exercise asks for
+`exercises.check` says "answer received" when your answer is in the form the exercise asks for
 (a tuple of three integers, an array of shape [12, 12], ...). It does not know the
 answers: your marks come from your teacher's grader. Work in as many new cells as you
 like above the answer cell, run the notebook from the top, save it and hand it in.

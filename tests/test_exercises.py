@@ -96,7 +96,7 @@ def test_the_form_check_accepts_the_right_answer_and_cannot_tell_a_wrong_one(lab
     assert right.well_formed, f"{label}: the right answer is refused: {right.feedback}"
     assert right.feedback == exercises.RECEIVED
     if wrong.well_formed:  # a wrong answer of the right form gets exactly the same words
-        assert wrong == exercises.Result(label, True, exercises.RECEIVED)
+        assert wrong == exercises.Result(label, "answer received", exercises.RECEIVED)
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -104,6 +104,7 @@ def test_an_empty_answer_is_not_answered_yet(label):
     for empty in (None, ...):
         result = exercises.check(label, empty)
         assert not result.well_formed and result.feedback == exercises.NOT_ANSWERED
+        assert repr(result).startswith(f"{label}: not answered yet.")
 
 
 @pytest.mark.parametrize("answer", ["a string", {"a": 1}, object()],
@@ -112,7 +113,7 @@ def test_an_answer_of_another_form_is_named_as_such_without_a_crash(answer):
     for label in LABELS:
         result = exercises.check(label, answer)
         assert not result.well_formed, f"{label} accepts {answer!r}"
-        assert result.feedback.startswith("the answer is not in the form asked for: ")
+        assert repr(result).startswith(f"{label}: not in the form asked for. ")
 
 
 def test_the_check_says_where_the_marks_come_from():

@@ -69,4 +69,4 @@ def test_the_student_check_carries_no_reference_answer():
     assert not hasattr(exercises, "registry")
     result = exercises.check("ex-h3-share", 0.5)
     assert not hasattr(result, "reference") and set(vars(result)) == {
-        "label", "well_formed", "feedback"}
+        "label", "status", "feedback"}

@@ -14,24 +14,28 @@ from typing import Any
 
 from attention_book.exercises.catalogue import FORMS
 
-NOT_ANSWERED = "not answered yet: replace None with your answer and run the cell again."
-RECEIVED = ("it has the form the exercise asks for. Whether it is right is for your "
+NOT_ANSWERED = "Replace None with your answer and run the cell again."
+RECEIVED = ("It has the form the exercise asks for. Whether it is right is for your "
             "teacher's grader to say: this check knows the form of the answers, not the "
             "answers.")
+STATUSES = ("answer received", "not answered yet", "not in the form asked for")
 
 
 @dataclass(frozen=True)
 class Result:
     label: str
-    well_formed: bool
+    status: str      # one of STATUSES
     feedback: str
+
+    @property
+    def well_formed(self) -> bool:
+        return self.status == STATUSES[0]
 
     def __bool__(self) -> bool:
         return self.well_formed
 
     def _repr_markdown_(self) -> str:
-        head = "answer received" if self.well_formed else "not yet"
-        return f"**{self.label}: {head}.** {self.feedback}"
+        return f"**{self.label}: {self.status}.** {self.feedback}"
 
     def __repr__(self) -> str:
         return self._repr_markdown_().replace("**", "")
@@ -49,11 +53,11 @@ def check(label: str, answer: Any) -> Result:
     if form is None:
         raise KeyError(f"no exercise '{label}'; the labels are {labels()}")
     if answer is None or answer is Ellipsis:
-        return Result(label, False, NOT_ANSWERED)
+        return Result(label, STATUSES[1], NOT_ANSWERED)
     try:
         problem = form(answer)
     except (TypeError, ValueError, IndexError, KeyError, AttributeError) as e:
         problem = f"the answer could not be read ({type(e).__name__}: {e})."
     if problem is not None:
-        return Result(label, False, f"the answer is not in the form asked for: {problem}")
-    return Result(label, True, RECEIVED)
+        return Result(label, STATUSES[2], problem[0].upper() + problem[1:])
+    return Result(label, STATUSES[0], RECEIVED)
