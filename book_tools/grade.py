@@ -13,8 +13,8 @@ column per exercise of the chapters submitted (1 or 0; empty where that student 
 no notebook for the chapter) and the total; it is written to ``OUT/scores.csv`` and
 printed. ``OUT/feedback.csv`` holds each exercise's feedback (what the key said).
 Everything is checked before anything is graded: a missing or empty DIR, a file outside a
-student's folder, a notebook that is not a notebook or names no assignment are errors
-that say what to do.
+student's folder, a notebook that is not a notebook, names no assignment or is another
+assignment's notebook are errors that say what to do.
 
 Usage: python -m book_tools.grade DIR [--assignments _build/assignment] [--out _build/grades]
 """
@@ -76,10 +76,16 @@ def autograders(assignments: Path) -> dict[str, Path]:
 
 
 def _readable(path: Path) -> str | None:
+    """What makes the file unfit to grade as its chapter's notebook, if anything."""
     try:
-        nbformat.validate(nbformat.read(path, as_version=4))
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
     except Exception as e:  # nbformat raises JSON, validation and reader errors alike
         return f"{path}: not a Jupyter notebook ({type(e).__name__}); hand in the .ipynb file"
+    handed_out = nb.metadata.get("otter", {}).get("assignment_name", path.stem)
+    if handed_out != path.stem:
+        return (f"{path}: this is the notebook of {handed_out!r}, handed in as "
+                f"{path.stem!r}; name it {handed_out}.ipynb")
     return None
 
 

@@ -174,6 +174,9 @@ def test_a_well_laid_out_folder_is_read(tmp_path):
     (["alice/12_unknown.ipynb"], "no assignment is called '12_unknown'"),
     (["11_checklist.ipynb"], "outside a student's folder"),
     (["alice/answers.txt:x"], "not a .ipynb file"),
+    (["alice/11_checklist.ipynb:" + nbformat.writes(nbformat.v4.new_notebook(
+        metadata={"otter": {"assignment_name": "09_heads"}}))],
+     "the notebook of '09_heads', handed in as '11_checklist'"),
 ])
 def test_a_folder_that_cannot_be_graded_says_what_is_wrong(tmp_path, layout, says):
     folder = tmp_path / "submissions"
