@@ -87,6 +87,8 @@ Made by `make assignment` from the book's sources; every exercise is worth one p
 
     <chapter>/student/<chapter>.ipynb    hand this to the students
     <chapter>/autograder/*.zip           keep this: the hidden tests and the answer key
+    masters/<chapter>/                   otter's master notebook (with the solutions) and
+                                         the key: what the two above were made from
 
 ## For students
 
