@@ -37,7 +37,3 @@ def float32_sums(terms: int, margin: float = 10.0) -> float:
     ``margin`` x gamma_terms (a worst-case bound, so the margin covers the few sums and
     differences that follow)."""
     return margin * gamma(terms, EPS32)
-
-
-# One float32 rounding of a result computed in float64 (a student who casts at the end).
-ROUNDING32 = float(EPS32)
