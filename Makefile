@@ -38,7 +38,7 @@ test: workflow-lint lint unit chapters rehearsal strict-book
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
 # line length, which the chapter tests check on code cells only (prose becomes comments).
 lint: $(STAMP)
-	$(BIN)/ruff check attention_book book_tools tests
+	$(BIN)/ruff check attention_book book_tools grading tests
 	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --line-length 79 --ignore E402,E731,E501,B905,B015,B018,I001 {}" book/[0-9]*.md book/notation.md
 
 unit: control
