@@ -10,9 +10,9 @@ BUILD_FLAGS = --warningiserror --keep-going
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site student \
+.PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
-        pages-check deploy-guard publish-rehearsal hub-revision
+        pages-check deploy-guard publish-rehearsal hub-revision grade
 NOTEBOOKS = _build/notebooks
 EXECUTED  = _build/executed
 
@@ -38,7 +38,7 @@ test: workflow-lint lint unit chapters rehearsal strict-book
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
 # line length, which the chapter tests check on code cells only (prose becomes comments).
 lint: $(STAMP)
-	$(BIN)/ruff check attention_book book_tools tests
+	$(BIN)/ruff check attention_book book_tools grading tests
 	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --line-length 79 --ignore E402,E731,E501,B905,B015,B018,I001 {}" book/[0-9]*.md book/notation.md
 
 unit: control
@@ -94,11 +94,23 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ROOT) $(LAB_FLAGS) \
 	  $(LAB_OPEN)
 
-# The student edition: every chapter as a notebook without its solutions (a checking cell
-# in their place) and a README, in _build/student; then every one of them is run.
-student: control
-	rm -rf _build/student
-	$(BIN)/python -m book_tools.student _build/student --execute
+# The graded homework (otter-grader): one assignment per chapter with exercises, written
+# from the MyST sources to $(ASSIGNMENTS)/<chapter>/student (the student's notebook: no
+# solution, no answer key) and .../autograder (the zip with the hidden tests and the key,
+# grading/). otter assign runs each chapter's own solutions through the key first.
+ASSIGNMENTS = _build/assignment
+assignment: control
+	rm -rf $(ASSIGNMENTS)
+	$(BIN)/python -m book_tools.assignment $(ASSIGNMENTS)
+
+# Grades SUBMISSIONS/<student>/<chapter>.ipynb offline (otter run, no Docker) against the
+# autograders of make assignment: _build/grades/scores.csv (student x exercise, and the
+# total) and feedback.csv.
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "make grade needs SUBMISSIONS=DIR, the folder of" \
+	  "submitted notebooks laid out as DIR/<student>/<chapter>.ipynb" >&2; exit 2; }
+	$(BIN)/python -m book_tools.grade "$(SUBMISSIONS)" --assignments $(ASSIGNMENTS) \
+	  --out _build/grades
 
 # The whole book as one PDF, _build/book.pdf, printed by headless Chromium (no LaTeX).
 pdf: control

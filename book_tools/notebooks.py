@@ -4,8 +4,8 @@ The tests run nbval on these notebooks; the site publishes them (with a set-up c
 Colab and Binder, ``book_tools.cloud_cell``) in ``notebooks/``, which the publishing
 workflow also pushes to the repository's ``notebooks`` branch for Colab and Binder to open;
 the published ones are in plain notebook Markdown, without the solutions
-(``book_tools.plain_notebook``); the student edition is the same with the solutions
-removed. Nothing generated is committed.
+(``book_tools.plain_notebook``); the assignments' student notebooks are made the same
+way (``book_tools.otter_master``). Nothing generated is committed.
 
 Usage: python -m book_tools.notebooks OUT_DIR [--cloud] [chapter.md ...]
 """

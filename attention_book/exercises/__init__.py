@@ -1,88 +1,63 @@
-"""Checkable exercises: ``exercises.check("ex-l1-layer5", answer)``.
+"""The exercises' checking cells: ``exercises.check("ex-l1-layer5", answer)``.
 
-Each chapter's exercises live in one module of this package (``ch01``, ``ch03``, ...), one
-checker per exercise, registered with ``@exercise(label, difficulty, minutes)``. A checker
-receives the student's answer and returns ``None`` when it is right, or a sentence saying
-what is wrong (never the answer itself). ``check`` adds the exercise's hint to a wrong
-answer and shows the verdict; the tests run every reference solution (``reference``) and one
-plausible wrong answer (``wrong``) per exercise through it.
+This check looks at the FORM of an answer only (its type, shape, number of parts, the range
+its quantity can take), so that a student learns at once that an answer is unreadable or
+still missing. It does not know the answers: the marks come from the teacher's grader
+(``make grade``), whose answer key is not part of this package. On the book's site each
+folded solution ends with this check of its own answer.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-DIFFICULTIES = ("warm-up", "standard", "challenging")
+from attention_book.exercises.catalogue import FORMS
 
-
-@dataclass(frozen=True)
-class Exercise:
-    label: str
-    difficulty: str
-    minutes: int
-    hint: str
-    checker: Callable[[Any], str | None]
-    reference: Callable[[], Any]  # the reference solution's answer (for the tests)
-    wrong: Callable[[], Any]      # one plausible wrong answer (for the tests)
+NOT_ANSWERED = "Replace None with your answer and run the cell again."
+RECEIVED = ("It has the form the exercise asks for. Whether it is right is for your "
+            "teacher's grader to say: this check knows the form of the answers, not the "
+            "answers.")
+STATUSES = ("answer received", "not answered yet", "not in the form asked for")
 
 
 @dataclass(frozen=True)
 class Result:
     label: str
-    correct: bool
+    status: str      # one of STATUSES
     feedback: str
 
+    @property
+    def well_formed(self) -> bool:
+        return self.status == STATUSES[0]
+
     def __bool__(self) -> bool:
-        return self.correct
+        return self.well_formed
 
     def _repr_markdown_(self) -> str:
-        if self.correct:
-            return f"**{self.label}: correct.** {self.feedback}".rstrip()
-        return f"**{self.label}: not yet.** {self.feedback}"
+        return f"**{self.label}: {self.status}.** {self.feedback}"
 
     def __repr__(self) -> str:
         return self._repr_markdown_().replace("**", "")
 
 
-_REGISTRY: dict[str, Exercise] = {}
-
-
-def exercise(label: str, *, difficulty: str, minutes: int, hint: str,
-             reference: Callable[[], Any], wrong: Callable[[], Any]):
-    """Register the decorated checker for the exercise with this label."""
-    if difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
-
-    def register(checker: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
-        if label in _REGISTRY:
-            raise ValueError(f"exercise {label} is registered twice")
-        _REGISTRY[label] = Exercise(label, difficulty, minutes, hint, checker, reference, wrong)
-        return checker
-
-    return register
-
-
-def registry() -> dict[str, Exercise]:
-    """Every exercise of the book, by label (imports every chapter module once)."""
-    for mod in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{mod.name}")
-    return dict(_REGISTRY)
+def labels() -> list[str]:
+    """Every exercise of the book."""
+    return sorted(FORMS)
 
 
 def check(label: str, answer: Any) -> Result:
-    """Say whether ``answer`` solves exercise ``label``; a wrong one gets what is wrong and a
-    hint, never the answer."""
-    ex = registry().get(label)
-    if ex is None:
-        raise KeyError(f"no exercise '{label}'; the labels are {sorted(registry())}")
+    """Say whether ``answer`` has the form exercise ``label`` asks for (never whether it is
+    right: that is the teacher's grader's job)."""
+    form = FORMS.get(label)
+    if form is None:
+        raise KeyError(f"no exercise '{label}'; the labels are {labels()}")
+    if answer is None or answer is Ellipsis:
+        return Result(label, STATUSES[1], NOT_ANSWERED)
     try:
-        problem = ex.checker(answer)
+        problem = form(answer)
     except (TypeError, ValueError, IndexError, KeyError, AttributeError) as e:
-        problem = f"the answer could not be read ({type(e).__name__}: {e})"
-    if problem is None:
-        return Result(label, True, "")
-    return Result(label, False, f"{problem} Hint: {ex.hint}")
+        problem = f"the answer could not be read ({type(e).__name__}: {e})."
+    if problem is not None:
+        return Result(label, STATUSES[2], problem[0].upper() + problem[1:])
+    return Result(label, STATUSES[0], RECEIVED)

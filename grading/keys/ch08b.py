@@ -9,7 +9,8 @@ import numbers
 
 import numpy as np
 
-from . import exercise
+from grading.registry import exercise
+from grading.tolerance import float32_sums, relative_gap
 
 GIB = 2**30
 LLAMA_70B_PARAMS = 68_976_648_192   # Touvron et al. 2023, embeddings and norms included
@@ -34,13 +35,11 @@ def _llama7b_reference() -> int:
 
 
 @exercise("ex-k3-llama7b", difficulty="warm-up", minutes=10,
-          hint="Substitute the 7B model's layers, key-value heads and head width into "
-               "the cache formula; keys and values are two arrays, 16-bit is 2 bytes.",
+          hint="Use the chapter's cache formula with the 7B model's shape, and count "
+               "every array the cache holds, in bytes.",
           reference=_llama7b_reference,
           wrong=lambda: _kv_bytes(32, 32, 128, 4096, 2) // 2)
 def _(answer) -> str | None:
-    if answer is None:
-        return "The answer should be a number of bytes."
     got, right = _integer(answer), _llama7b_reference()
     if got == right:
         return None
@@ -63,8 +62,8 @@ def pairwise_tv(pattern: np.ndarray, n_kv_heads: int) -> np.ndarray:
 
 
 def _layer0_distances(pooled: bool) -> np.ndarray:
-    from ..chapter import rows_a
-    from ..gpt2 import causal_mask, layer_norm, load_gpt2, softmax
+    from attention_book.chapter import rows_a
+    from attention_book.gpt2 import causal_mask, layer_norm, load_gpt2, softmax
 
     model = load_gpt2()
     cfg, w = model.config, model.layers[0]
@@ -89,17 +88,16 @@ def _meanpool_min(pooled: bool = True) -> float:
 
 
 @exercise("ex-k5-meanpool", difficulty="standard", minutes=20,
-          hint="Average W_K and b_K over each group of 4 heads (reshape the head axis), "
-               "repeat the pooled keys for the 4 query heads, and use pairwise_tv from K5.",
+          hint="K5 gave each group the keys of its first head; here the group shares "
+               "the mean of its four key lenses (biases too). Measure as K5 does.",
           reference=lambda: _meanpool_min(True),
-          wrong=lambda: _meanpool_min(False))
+          wrong=lambda: _meanpool_min(False), float32=True)
 def _(answer) -> str | None:
-    if answer is None:
-        return "The answer should be one number, the smallest distance."
     got = float(answer)
-    if abs(got - _meanpool_min(True)) < 1e-4:
+    tol = float32_sums(768)  # distances of float32 patterns, relative to the distance
+    if relative_gap(got, _meanpool_min(True)) <= tol:
         return None
-    if abs(got - _meanpool_min(False)) < 1e-4:
+    if relative_gap(got, _meanpool_min(False)) <= tol:
         return ("That is the distance with the group's first head's keys, as in K5, not "
                 "with mean-pooled keys.")
     if not 0 <= got <= 1:
@@ -114,8 +112,8 @@ def _capacity(weights_counted: bool = True) -> dict[str, int]:
 
 
 @exercise("ex-k6-capacity", difficulty="standard", minutes=15,
-          hint="Memory left = 640 GB minus 2 bytes per parameter; divide it by one "
-               "sequence's cache for each number of key-value heads, rounding down.",
+          hint="What is left of the memory once the weights are loaded, and how many "
+               "whole sequences' caches fit in it?",
           reference=_capacity,
           wrong=lambda: _capacity(weights_counted=False))
 def _(answer) -> str | None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..chapter import rows_a
-from ..circuits import factored_singular_values, float32_rank_threshold
-from ..gpt2 import attention, load_gpt2
-from . import exercise
+from attention_book.chapter import rows_a
+from attention_book.circuits import factored_singular_values, float32_rank_threshold
+from attention_book.gpt2 import attention, load_gpt2
+from grading.registry import exercise
 
 HEAD = 3  # head 0.3, the head exercise ex-n3-dk works on
 KEPT = 32  # singular directions kept in ex-n3-dk (b)
@@ -31,16 +31,16 @@ def _self_top_count() -> int:  # a plausible slip: the count, not the share
 
 
 @exercise("ex-n1-self", difficulty="standard", minutes=20,
-          hint="For each row i of S = X X^T, find the column of its largest "
-               "entry and compare it with i; average over the rows.",
-          reference=_self_top_share, wrong=_self_top_count)
+          hint="Where is the largest entry of each row of S = X X^T? The answer is a "
+               "share of the positions.",
+          reference=_self_top_share, wrong=_self_top_count, float32=True)
 def _(answer) -> str | None:
     share = float(answer)
     if not 0 <= share <= 1:
         return f"{share:g} is not a share: a share lies between 0 and 1."
     want = _self_top_share()
     n = len(_layer0_rows())
-    if abs(share - want) > 0.5 / n:  # closer than one row in n
+    if abs(share - want) > 0.5 / n:  # the share's resolution: half a row in n
         side = "larger" if share > want else "smaller"
         return (f"{share:g} is {side} than the share the rows X give "
                 f"(counted over all {n} positions).")
@@ -88,16 +88,17 @@ def _truncation_answer(nominal_rank: bool = False) -> tuple[int, float]:
 
 
 @exercise("ex-n3-dk", difficulty="standard", minutes=20,
-          hint="Zero columns add no direction; count singular values above the "
-               "float32 threshold of N3. For (b), rebuild M from its SVD with "
-               "the top 32 terms.",
-          reference=_truncation_answer, wrong=lambda: _truncation_answer(True))
+          hint="(a) Do zero columns add a direction? Use N3's threshold for the rank. "
+               "(b) Which matrix of rank 32 is closest to M?",
+          reference=_truncation_answer, wrong=lambda: _truncation_answer(True),
+          float32=True)
 def _(answer) -> str | None:
     rank, cut = answer
     want_rank, want_cut = _truncation_answer()
     if int(rank) != want_rank:
         return (f"(a) rank {rank} is not what the padded head has: the nominal "
                 "width and the rank are different things.")
+    # relative to the change itself; far above float32's rounding of the result (1e-7)
     if not abs(float(cut) - want_cut) <= 1e-3 * want_cut:
         side = "larger" if float(cut) > want_cut else "smaller"
         return (f"(b) {float(cut):.4g} is {side} than the relative change of the "

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from . import exercise
+from grading.registry import exercise
 
 N = sp.Symbol("n", integer=True, positive=True)
 EDITED_POSITION, REPLACEMENT_ROW = 3, 500
@@ -29,12 +29,12 @@ def _queries_reference() -> tuple[sp.Expr, sp.Expr]:
 
 
 @exercise("ex-k1-queries", difficulty="warm-up", minutes=10,
-          hint="With a cache, step t computes the query of the new row only; recomputing, "
-               "step t computes a query for every row so far. Sum over t = 1..n.",
+          hint="How many queries does step t compute with a cache, and how many when "
+               "everything is recomputed? Then add up the steps.",
           reference=_queries_reference,
           wrong=lambda: (N, N**2))
 def _(answer) -> str | None:
-    if answer is None or len(answer) != 2:
+    if len(answer) != 2:
         return "The answer should be a pair (with_cache, without_cache)."
     with_cache, without_cache = (_as_expression(a) for a in answer)
     right_with, right_without = _queries_reference()
@@ -50,8 +50,8 @@ def _(answer) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def _edit_reference() -> tuple[tuple[int, ...], ...]:
-    from ..chapter import rows_a
-    from ..gpt2 import load_gpt2
+    from attention_book.chapter import rows_a
+    from attention_book.gpt2 import load_gpt2
 
     model = load_gpt2()
     x = rows_a(model)
@@ -71,7 +71,7 @@ def _edit_reference() -> tuple[tuple[int, ...], ...]:
           wrong=lambda: [[EDITED_POSITION]] * 12)
 def _(answer) -> str | None:
     truth = _edit_reference()
-    if answer is None or len(answer) != len(truth):
+    if len(answer) != len(truth):
         return f"The answer should be a list with one list of positions per layer ({len(truth)})."
     got = [tuple(sorted(int(p) for p in layer)) for layer in answer]
     wrong_layers = [layer for layer, (g, t) in enumerate(zip(got, truth, strict=True)) if g != t]

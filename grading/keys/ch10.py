@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from . import exercise
+from grading.registry import exercise
+from grading.tolerance import relative_gap
 
 
 @exercise("ex-i1-two-back", difficulty="standard", minutes=15,
@@ -31,9 +32,9 @@ def _uniform_score(n: int) -> Fraction:
 
 
 @exercise("ex-i2-uniform-score", difficulty="standard", minutes=20,
-          hint="row i of a uniform head puts 1/(i + 1) on each visible "
-               "position; the score averages the weight on one position over "
-               "the n rows of the second copy.",
+          hint="What weight does row i of a uniform head put on each position it can "
+               "see? The score averages one position's weight over the rows of the "
+               "second copy.",
           reference=lambda: (sp.harmonic(2 * sp.Symbol("n") + 1)
                              - sp.harmonic(sp.Symbol("n") + 1))
           / sp.Symbol("n"),
@@ -47,7 +48,7 @@ def _(answer) -> str | None:
     for value in range(1, 13):
         got = sp.nsimplify(sp.simplify(expr.subs(n, value)).doit())
         want = _uniform_score(value)
-        if abs(float(got) - float(want)) > 1e-12:
+        if relative_gap(float(got), float(want)) > 1e-12:  # exact values, float64
             if value == 1:
                 return f"at n = 1 the score is not {float(got):.6f}."
             return (f"right at small n, perhaps, but at n = {value} the "
@@ -57,16 +58,17 @@ def _(answer) -> str | None:
 
 
 @exercise("ex-m1-norm-share", difficulty="warm-up", minutes=10,
-          hint="the share is the source's moved norm, alpha times the norm of "
-               "its value, over the sum of the moved norms of the row.",
-          reference=lambda: 9 / 29, wrong=lambda: 0.9)
+          hint="The map shows weights; the share asks how much of what the row moves "
+               "comes from BOS. What does each source move?",
+          reference=lambda: 9 / 29, wrong=lambda: 0.9, float32=True)
 def _(answer) -> str | None:
     share = float(answer)
-    if abs(share - 0.9) < 1e-3:
+    # an exact ratio of the exercise's numbers: 1e-3 of it covers any rounding
+    if relative_gap(share, 0.9) < 1e-3:
         return "that is the weight alpha, what the map shows, not the share."
     if not 0 <= share <= 1:
         return "a share lies between 0 and 1."
-    if abs(share - 9 / 29) > 1e-3:
+    if relative_gap(share, 9 / 29) > 1e-3:
         return f"{share:.4f} is not BOS's share of the moved norm."
     return None
 

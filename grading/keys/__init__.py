@@ -1,0 +1,1 @@
+"""One module per chapter: the checkers of its exercises (``grading.registry.exercise``)."""
