@@ -92,6 +92,7 @@ lab: $(STAMP)
 	  '{"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}},' \
 	  '"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}' > $(LAB_SETTINGS)
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ROOT) $(LAB_FLAGS) \
+	  --ServerApp.contents_manager_class=book_tools.lab_contents.ChapterContentsManager \
 	  $(LAB_OPEN)
 
 # The student edition: every chapter as a notebook without its solutions (a checking cell
