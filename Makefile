@@ -12,7 +12,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site student \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
-        pages-check deploy-guard publish-rehearsal hub-revision
+        pages-check deploy-guard publish-rehearsal hub-revision slides
 NOTEBOOKS = _build/notebooks
 EXECUTED  = _build/executed
 
@@ -100,6 +100,16 @@ lab: $(STAMP)
 student: control
 	rm -rf _build/student
 	$(BIN)/python -m book_tools.student _build/student --execute
+
+# One reveal.js deck per chapter, _build/slides/<chapter>.slides.html (book_tools.slides),
+# made from the executions make chapters recorded (which runs first if there are none);
+# reveal.js and MathJax, pinned in package-lock.json, are copied beside the decks.
+SLIDES = _build/slides
+slides: $(STAMP) node_modules/.installed | $(EXECUTED)
+	rm -rf $(SLIDES)
+	$(BIN)/python -m book_tools.slides $(SLIDES)
+$(EXECUTED):
+	$(MAKE) chapters
 
 # The whole book as one PDF, _build/book.pdf, printed by headless Chromium (no LaTeX).
 pdf: control
