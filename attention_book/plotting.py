@@ -77,13 +77,15 @@ def smallest_legend_points(fig: Figure) -> float | None:
     return min(sizes) if sizes else None
 
 
-def png_with_legend_size(fig: Figure, crop: bool = True) -> bytes:
-    """The figure as PNG, with its smallest legend text in the image's pixels recorded under
-    ``LEGEND_PX_KEY``; ``crop`` trims the margins as Jupyter's inline backend does."""
+def png_with_legend_size(fig: Figure, crop: bool = True, dpi: float | None = None) -> bytes:
+    """The figure as PNG at ``dpi`` (default: the figure's), with its smallest legend text
+    in the image's pixels recorded under ``LEGEND_PX_KEY``; ``crop`` trims the margins as
+    Jupyter's inline backend does."""
+    dpi = dpi or fig.dpi
     points = smallest_legend_points(fig)
-    pixels = "none" if points is None else f"{points / 72 * fig.dpi:.2f}"
+    pixels = "none" if points is None else f"{points / 72 * dpi:.2f}"
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight" if crop else None,
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if crop else None,
                 metadata={LEGEND_PX_KEY: pixels})
     return buffer.getvalue()
 

@@ -12,6 +12,8 @@ is a problem too: its text cannot be measured.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -60,18 +62,19 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 class DrawnFigure:
     page: str          # the page, relative to the site
     src: str           # the image's src on that page
-    image: Path | None  # the PNG it points to
+    image: Path | bytes | None  # the PNG it points to (its bytes, for a data: URL)
     natural: float     # the image's width in its own pixels
     drawn: float       # the width the browser drew it at, CSS px
 
 
-def recorded_legend_px(image: Path) -> float | None:
+def recorded_legend_px(image: Path | bytes, name: str = "") -> float | None:
     """The smallest legend text the PNG records, in its own pixels; None: no legend.
     Raises LookupError when the PNG records nothing (not drawn by plotting.finish)."""
-    with Image.open(image) as png:
+    with Image.open(io.BytesIO(image) if isinstance(image, bytes) else image) as png:
         value = getattr(png, "text", {}).get(LEGEND_PX_KEY)
     if value is None:
-        raise LookupError(f"{image.name} records no legend size ({LEGEND_PX_KEY}): draw it "
+        name = name or getattr(image, "name", "the image")
+        raise LookupError(f"{name} records no legend size ({LEGEND_PX_KEY}): draw it "
                           "through attention_book.plotting.finish")
     return None if value == "none" else float(value)
 
@@ -84,11 +87,11 @@ def drawn_px(text_px: float, natural_width: float, drawn_width: float) -> float:
 def legend_problems(figures: Iterable[DrawnFigure]) -> list[Problem]:
     problems = []
     for fig in figures:
-        if fig.image is None or not fig.image.is_file():
-            problems.append(Problem(fig.page, "figure file missing", fig.src))
+        if fig.image is None or (isinstance(fig.image, Path) and not fig.image.is_file()):
+            problems.append(Problem(fig.page, "figure file missing", fig.src[:80]))
             continue
         try:
-            text_px = recorded_legend_px(fig.image)
+            text_px = recorded_legend_px(fig.image, fig.src[:80])
         except LookupError as e:
             problems.append(Problem(fig.page, "legend size not recorded", str(e)))
             continue
@@ -128,6 +131,14 @@ def measure(site: Path, only: Iterable[Path] | None = None,
             if report["viewport"] > size[0]:
                 raise RuntimeError(f"{rel}: laid out {report['viewport']} px wide, not as "
                                    f"a {size[0]}-px phone")
-            found += [DrawnFigure(rel, f["src"], resolve_url(site, page, f["src"])[0],
+            found += [DrawnFigure(rel, f["src"], _image(site, page, f["src"]),
                                   f["natural"], f["drawn"]) for f in report["figures"]]
     return found
+
+
+def _image(site: Path, page: Path, src: str) -> Path | bytes | None:
+    """The file an image's src names, or the bytes a base64 data: URL holds."""
+    if src.startswith("data:"):
+        header, _, payload = src.partition(",")
+        return base64.b64decode(payload) if header.endswith(";base64") else None
+    return resolve_url(site, page, src)[0]

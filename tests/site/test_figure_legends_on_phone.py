@@ -43,8 +43,8 @@ def figures(browser):
 
 
 def test_every_figure_legend_is_legible_on_a_360_px_phone(figures):
-    with_legend = [f for f in figures if f.image and f.image.is_file()
-                   and recorded_legend_px(f.image) is not None]
+    measurable = [f for f in figures if not legend_problems([f])]
+    with_legend = [f for f in measurable if recorded_legend_px(f.image) is not None]
     assert len(with_legend) >= 10, f"only {len(with_legend)} figures with a legend measured"
     problems = legend_problems(figures)
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(map(str, problems))
