@@ -14,6 +14,7 @@ import re
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from book_tools.reading_paths import PATHS_FILE, Assignment, ReadingPath, hours, reading_paths
@@ -23,6 +24,7 @@ SUMMARY_HEADERS = ("Path", "Sessions", "Chapters", "Exercises", "Reading and run
 DETAIL_HEADERS = ("Session", "Chapter", "Reading and running", "Exercises assigned",
                   "Exercises' time")
 HEADING = re.compile(r"^# (.+)$", re.MULTILINE)
+logger = logging.getLogger(__name__)
 
 
 def _cell(content: nodes.Node | str) -> nodes.entry:
@@ -56,15 +58,29 @@ def _title_nodes(markdown_title: str) -> list[nodes.Node]:
     return [nodes.math("", p) if i % 2 else nodes.Text(p) for i, p in enumerate(parts) if p]
 
 
-def _chapter_link(assignment: Assignment, fromdoc: str) -> nodes.Node:
+class chapter_link(nodes.General, nodes.Inline, nodes.Element):
+    """A link to a chapter, made when the page is written (``resolve_chapter_links``):
+    Sphinx's own doc references show a title as plain text, and these keep its math."""
+
+
+def _chapter_link(assignment: Assignment) -> nodes.Node:
     source = assignment.chapter.source
     title = HEADING.search(source.read_text())
     text = _title_nodes(title.group(1)) if title else [nodes.Text(source.stem)]
-    ref = addnodes.pending_xref("", refdomain="std", reftype="doc",
-                                reftarget=f"/book/{source.stem}", refexplicit=True,
-                                refdoc=fromdoc)
-    ref += nodes.inline("", "", *text)
-    return ref
+    return chapter_link("", *text, docname=f"book/{source.stem}")
+
+
+def resolve_chapter_links(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
+    for link in list(doctree.findall(chapter_link)):
+        todoc = link["docname"]
+        if todoc not in app.env.found_docs:
+            logger.warning(f"{PATHS_FILE.name}: {todoc} is not a page of the book (add it "
+                           "to _toc.yml or fix the path's chapter)", location=link)
+            link.replace_self(nodes.Text(todoc))
+            continue
+        link.replace_self(nodes.reference(
+            "", "", *link.children, internal=True,
+            refuri=app.builder.get_relative_uri(fromdoc, todoc)))
 
 
 def _exercise_list(assignment: Assignment, fromdoc: str) -> nodes.Node:
@@ -90,7 +106,7 @@ def detail_rows(path: ReadingPath, fromdoc: str) -> list[list[nodes.Node | str]]
     rows: list[list[nodes.Node | str]] = []
     for session in path.sessions:
         for i, a in enumerate(session.assignments):
-            rows.append([session.name if i == 0 else "", _chapter_link(a, fromdoc),
+            rows.append([session.name if i == 0 else "", _chapter_link(a),
                          f"{a.reading} min", _exercise_list(a, fromdoc),
                          f"{a.exercise_minutes} min"])
     rows.append([nodes.strong("", "Total"), "", nodes.strong("", hours(path.reading)), "",
@@ -134,4 +150,6 @@ class ReadingPathDirective(_PathsDirective):
 def setup(app: Sphinx) -> dict:
     app.add_directive("reading-paths", ReadingPathsDirective)
     app.add_directive("reading-path", ReadingPathDirective)
+    app.add_node(chapter_link)
+    app.connect("doctree-resolved", resolve_chapter_links)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
