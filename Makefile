@@ -12,7 +12,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
-        pages-check deploy-guard publish-rehearsal hub-revision grade
+        pages-check deploy-guard publish-rehearsal hub-revision grade slides
 NOTEBOOKS = _build/notebooks
 EXECUTED  = _build/executed
 
@@ -92,6 +92,7 @@ lab: $(STAMP)
 	  '{"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}},' \
 	  '"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}' > $(LAB_SETTINGS)
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ROOT) $(LAB_FLAGS) \
+	  --ServerApp.contents_manager_class=book_tools.lab_contents.ChapterContentsManager \
 	  $(LAB_OPEN)
 
 # The graded homework (otter-grader): one assignment per chapter with exercises, written
@@ -111,6 +112,16 @@ grade: $(STAMP)
 	  "submitted notebooks laid out as DIR/<student>/<chapter>.ipynb" >&2; exit 2; }
 	$(BIN)/python -m book_tools.grade "$(SUBMISSIONS)" --assignments $(ASSIGNMENTS) \
 	  --out _build/grades
+
+# One reveal.js deck per chapter, _build/slides/<chapter>.slides.html (book_tools.slides),
+# made from the executions make chapters recorded (which runs first if there are none);
+# reveal.js and MathJax, pinned in package-lock.json, are copied beside the decks.
+SLIDES = _build/slides
+slides: $(STAMP) node_modules/.installed | $(EXECUTED)
+	rm -rf $(SLIDES)
+	$(BIN)/python -m book_tools.slides $(SLIDES)
+$(EXECUTED):
+	$(MAKE) chapters
 
 # The whole book as one PDF, _build/book.pdf, printed by headless Chromium (no LaTeX).
 pdf: control

@@ -1,4 +1,12 @@
-"""Figures shared by the chapters: one look for every layer-by-head grid and spectrum."""
+"""Figures shared by the chapters: one look for every layer-by-head grid and spectrum.
+
+Legend text is as large as the axes' text (``LEGEND_POINTS``): on a 360-px phone the site
+shows a figure at least 560 CSS px wide (``_static/pages.css``, scrolling sideways), where
+10 pt of a 6.4-inch figure is 10 / 72 * 560 / 6.4 = 12.2 CSS px, above the 12 px below
+which Lighthouse's "legible font sizes" audit calls mobile text illegible. ``finish``
+records the figure's smallest legend text in its PNG (``LEGEND_PX_KEY``, in the image's
+own pixels) so that the site checks can measure it as rendered.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +17,12 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "axes.spines.top": False,
-                     "axes.spines.right": False, "font.size": 10})
+DPI = 110
+LEGEND_POINTS = 10
+LEGEND_PX_KEY = "attention-book:smallest-legend-px"  # a PNG text chunk; "none": no legend
+plt.rcParams.update({"figure.dpi": DPI, "savefig.dpi": DPI, "axes.spines.top": False,
+                     "axes.spines.right": False, "font.size": 10,
+                     "legend.fontsize": LEGEND_POINTS})
 
 
 def heads_grid(values: np.ndarray, title: str, label: str, ax: Axes | None = None,
@@ -57,16 +69,35 @@ def spectra(singular_values: np.ndarray, title: str, threshold: float | None = N
     return ax
 
 
-def finish(fig: Figure | None = None) -> None:
-    """Tight layout and show: the one way chapters end a figure cell. A figure drawn
-    outside pyplot (``attention_book.diagrams``) is shown as its PNG."""
-    fig = fig or plt.gcf()
-    if fig.canvas.manager is None:
-        from IPython.display import Image, display
+def smallest_legend_points(fig: Figure) -> float | None:
+    """The size in points of the smallest text of any legend of ``fig`` (None: no legend)."""
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes]
+    sizes = [text.get_fontsize() for legend in legends if legend is not None
+             for text in [*legend.get_texts(), legend.get_title()] if text.get_text()]
+    return min(sizes) if sizes else None
 
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png")
-        display(Image(buffer.getvalue()))
-        return
-    fig.tight_layout()
-    plt.show()
+
+def png_with_legend_size(fig: Figure, crop: bool = True, dpi: float | None = None) -> bytes:
+    """The figure as PNG at ``dpi`` (default: the figure's), with its smallest legend text
+    in the image's pixels recorded under ``LEGEND_PX_KEY``; ``crop`` trims the margins as
+    Jupyter's inline backend does."""
+    dpi = dpi or fig.dpi
+    points = smallest_legend_points(fig)
+    pixels = "none" if points is None else f"{points / 72 * dpi:.2f}"
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if crop else None,
+                metadata={LEGEND_PX_KEY: pixels})
+    return buffer.getvalue()
+
+
+def finish(fig: Figure | None = None) -> None:
+    """Tight layout and show: the one way chapters end a figure cell. The figure is shown
+    as its PNG, which records its smallest legend text (``png_with_legend_size``)."""
+    from IPython.display import Image, display
+
+    fig = fig or plt.gcf()
+    pyplot = fig.canvas.manager is not None  # attention_book.diagrams draws without pyplot
+    if pyplot:
+        fig.tight_layout()
+    display(Image(png_with_legend_size(fig, crop=pyplot)))
+    plt.close(fig)

@@ -8,7 +8,6 @@ BokehJS itself is copied into the build by book_tools.sphinx_atlas (never a CDN)
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
@@ -157,7 +156,8 @@ def overview_png(atlas: dict) -> bytes:
             ax.set_yticks(range(n))
             ax.tick_params(labelsize=6)
         fig.colorbar(im, ax=list(ax_row), shrink=0.8)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=130)
+    from attention_book.plotting import png_with_legend_size  # records it has no legend
+
+    png = png_with_legend_size(fig, crop=False, dpi=130)
     plt.close(fig)
-    return buf.getvalue()
+    return png

@@ -619,12 +619,23 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     i.addEventListener('load', r); i.addEventListener('error', r); })));
   await sleep(100);
   const vw = document.documentElement.clientWidth;
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  // A figure kept wider than the screen to stay legible scrolls sideways in its own box
+  // (_static/pages.css): then that box, not the image, must fit the screen.
+  const scroller = i => { for (let e = i.parentElement; e && e !== scope; e = e.parentElement)
+    if (scrolls(e)) return e; return null; };
   const out = [];
   for (const i of imgs) {
-    const r = i.getBoundingClientRect();
+    const box = scroller(i);
+    const r = (box || i).getBoundingClientRect();
     if (r.width === 0) continue;  // not laid out (e.g. in a hidden tab)
     const src = (i.getAttribute('src') || '').slice(0, 80);
-    if (r.left < -1 || r.right > vw + 1)
+    if (box && (r.left < -1 || r.right > vw + 1))
+      out.push(['figure overflows the screen',
+                `${src}: its scrolling box spans x = ${Math.round(r.left)}..`
+                + `${Math.round(r.right)} px of ${vw}`]);
+    else if (box) continue;
+    else if (r.left < -1 || r.right > vw + 1)
       out.push(['figure overflows the screen',
                 `${src}: spans x = ${Math.round(r.left)}..${Math.round(r.right)} px of ${vw}`]);
     else if (i.naturalWidth > vw && r.width >= i.naturalWidth)
@@ -636,7 +647,7 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
                 + `${Math.round(100 * r.width / i.naturalWidth)}% on a ${vw}-px screen`]);
   }
   for (const f of scope.querySelectorAll('figure')) {
-    if (f.scrollWidth > f.clientWidth + 1)
+    if (f.scrollWidth > f.clientWidth + 1 && !scrolls(f))
       out.push(['figure overflows its box',
                 `${(f.id || f.className || 'figure').slice(0, 60)}: content ${f.scrollWidth} px `
                 + `in ${f.clientWidth} px`]);

@@ -1,0 +1,72 @@
+"""A chapter's slide deck renders in headless Chromium: reveal.js starts, a slide shows
+typeset mathematics, and the console stays free of errors.
+
+The deck is written here, as ``make slides`` writes it (book_tools.slides.write_decks),
+from the execution ``make chapters`` recorded for the strict build, and served locally.
+"""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from book_tools.site_check import chromium, find_browser, serve
+from book_tools.slides import write_decks
+
+REPO = Path(__file__).resolve().parents[2]
+EXECUTED = REPO / "_build" / "executed"
+REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
+CHAPTER = "01_one_row_three_lenses"
+if not (REQUIRE or "ATTENTION_BOOK_SITE" in os.environ):
+    pytest.skip("checks of the built book run after a strict build: make site (or set "
+                "ATTENTION_BOOK_SITE to a built _build/html)", allow_module_level=True)
+
+# Waits for reveal.js and MathJax, moves to the first slide with mathematics, reports it.
+SHOW_MATH_JS = r"""
+const done = arguments[arguments.length - 1];
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+(async () => {
+  for (let t = 0; t < 200 && !(window.Reveal && Reveal.isReady()); t++) await sleep(50);
+  for (let t = 0; t < 200 && !(window.MathJax && MathJax.startup
+                               && MathJax.startup.promise); t++) await sleep(50);
+  await MathJax.startup.promise;
+  const slide = Array.from(document.querySelectorAll('.reveal .slides section'))
+    .find(s => !s.querySelector('section') && s.querySelector('mjx-container'));
+  if (!slide) return done(JSON.stringify({error: 'no slide holds typeset mathematics'}));
+  const at = Reveal.getIndices(slide);
+  Reveal.slide(at.h, at.v);
+  await sleep(600);  // the transition
+  const current = Reveal.getCurrentSlide();
+  const math = Array.from(current.querySelectorAll('mjx-container'));
+  done(JSON.stringify({indices: at, total: Reveal.getTotalSlides(),
+    math: math.filter(m => m.getBoundingClientRect().width > 0).length,
+    errors: current.querySelectorAll('mjx-merror').length,
+    text: current.innerText.slice(0, 120)}));
+})().catch(e => done(JSON.stringify({error: String(e)})));
+"""
+
+
+def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path):
+    import json
+
+    if not (EXECUTED / f"{CHAPTER}.ipynb").is_file():
+        pytest.fail(f"no executed {CHAPTER} in {EXECUTED}: run make chapters first",
+                    pytrace=False)
+    binary, driver = find_browser()
+    if not (binary and driver):
+        pytest.fail(f"no headless Chromium/chromedriver (found {binary}, {driver})")
+    start = time.monotonic()
+    (deck,) = write_decks(tmp_path, EXECUTED, [CHAPTER])
+    with serve(tmp_path) as root, chromium(binary, driver) as browser:
+        browser.get(root + deck.name)
+        report = json.loads(browser.execute_async_script(SHOW_MATH_JS))
+        console = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert "error" not in report, report
+    assert report["total"] > 5, report
+    assert report["math"] > 0 and report["errors"] == 0, report
+    assert not console, console
+    remote = [css.name for css in tmp_path.rglob("*.css")
+              if "@import url(http" in css.read_text() or "//fonts." in css.read_text()]
+    assert not remote, f"style sheets beside the deck import from the network: {remote}"
+    assert time.monotonic() - start < 15, f"took {time.monotonic() - start:.1f} s"

@@ -1,0 +1,75 @@
+"""Opening a page of book/ in ``make lab`` and saving it leaves the file byte-identical.
+
+A save is simulated as JupyterLab makes it: the page is read through the contents manager
+``make lab`` uses (``book_tools.lab_contents``), the
+session's metadata is put on the notebook (the running kernel's kernelspec, the kernel's
+``language_info``, cell timing), and the model is saved back, on a copy of book/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from book_tools.lab_contents import ChapterContentsManager, JupytextContentsManager
+from book_tools.notebooks import chapters
+
+REPO = Path(__file__).resolve().parent.parent
+PAGES = sorted((REPO / "book").glob("*.md"))
+CHAPTERS = chapters()  # the pages with code cells, each with a jupytext header
+# What JupyterLab 4 puts on a notebook once its kernel (the venv's ipykernel) is running.
+SESSION_KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python",
+                      "name": "python3"}
+SESSION_LANGUAGE_INFO = {"codemirror_mode": {"name": "ipython", "version": 3},
+                         "file_extension": ".py", "mimetype": "text/x-python",
+                         "name": "python", "nbconvert_exporter": "python",
+                         "pygments_lexer": "ipython3", "version": "3.11.2"}
+
+
+def as_lab_saves(manager_class: type, root: Path, name: str) -> str:
+    manager = manager_class(root_dir=str(root))
+
+    async def open_and_save() -> None:
+        model = await manager.get(f"book/{name}")
+        nb = model["content"]
+        nb.metadata["kernelspec"] = dict(SESSION_KERNELSPEC)
+        nb.metadata["language_info"] = dict(SESSION_LANGUAGE_INFO)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.execution_count = 1
+                cell.metadata["execution"] = {"iopub.status.idle": "2026-01-01T00:00:00Z"}
+        await manager.save(model, f"book/{name}")
+
+    asyncio.run(open_and_save())
+    return (root / "book" / name).read_text()
+
+
+@pytest.fixture
+def book_copy(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "book", tmp_path / "book")
+    return tmp_path
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_jupytext_read_write_is_byte_identical(page):
+    text = page.read_text()
+    again = jupytext.writes(jupytext.reads(text, fmt="md:myst"), fmt="md:myst")
+    assert again == text, f"{page.name}: jupytext's round trip rewrites the file"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_a_lab_save_leaves_the_page_byte_identical(page, book_copy):
+    saved = as_lab_saves(ChapterContentsManager, book_copy, page.name)
+    assert saved == page.read_text(), f"{page.name}: a save from make lab rewrote the file"
+
+
+def test_without_it_a_lab_save_rewrites_the_chapter_header(book_copy):
+    """The failure the contents manager prevents, on the first chapter."""
+    page = CHAPTERS[0]
+    saved = as_lab_saves(JupytextContentsManager, book_copy, page.name)
+    assert "display_name: Python 3 (ipykernel)" in saved
+    assert "```{code-cell} ipython3" in saved
