@@ -451,14 +451,26 @@ def _shot_path(folder: Path | None, rel: str) -> Path | None:
     return folder / (rel.removesuffix(".html").replace("/", "__") + ".png") if folder else None
 
 
+@dataclass(frozen=True)
+class DrawnFigure:
+    """A figure image as the phone drew it (book_tools.legend_check reads its legend)."""
+
+    page: str          # the page, relative to the site
+    src: str           # the image's src on that page
+    image: Path | bytes | None  # the PNG it points to (its bytes, for a data: URL)
+    natural: float     # the image's width in its own pixels
+    drawn: float       # the width the browser drew it at, CSS px
+
+
 @dataclass
 class BrowserRun:
-    """What the browser found: at the desktop window, on a phone, and the desktop
-    screenshots saved (in page order)."""
+    """What the browser found: at the desktop window, on a phone, the desktop screenshots
+    saved (in page order), and every figure as the phone drew it."""
 
     desktop: list[Problem]
     phone: list[Problem]
     screenshots: list[Path]
+    figures: list[DrawnFigure]
 
 
 @dataclass(frozen=True)
@@ -518,9 +530,18 @@ def browse(site: Path, views: Views = Views(), only: Iterable[Path] | None = Non
             phone |= p
     return BrowserRun(
         desktop=[x for page in page_list if page in desktop for x in desktop[page][0]],
-        phone=[x for page in page_list if page in phone for x in phone[page]],
+        phone=[x for page in page_list if page in phone for x in phone[page][0]],
         screenshots=[desktop[page][1] for page in page_list
-                     if page in desktop and desktop[page][1] is not None])
+                     if page in desktop and desktop[page][1] is not None],
+        figures=[f for page in page_list if page in phone for f in phone[page][1]])
+
+
+def _image(site: Path, page: Path, src: str) -> Path | bytes | None:
+    """The file an image's src names, or the bytes a base64 data: URL holds."""
+    if src.startswith("data:"):
+        header, _, payload = src.partition(",")
+        return base64.b64decode(payload) if header.endswith(";base64") else None
+    return resolve_url(site, page, src)[0]
 
 
 def check_in_browser(site: Path, screenshots: Path | None = None,
@@ -652,14 +673,16 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
                 `${(f.id || f.className || 'figure').slice(0, 60)}: content ${f.scrollWidth} px `
                 + `in ${f.clientWidth} px`]);
   }
-  done(JSON.stringify({viewport: vw, figures: imgs.length, problems: out}));
+  done(JSON.stringify({viewport: vw, problems: out,
+    figures: imgs.map(i => ({src: i.getAttribute('src') || '', natural: i.naturalWidth,
+                             drawn: i.getBoundingClientRect().width}))}));
 })().catch(e => done(JSON.stringify({error: String(e)})));
 """
 
 
 def _phone_pass(browser, root: str, site: Path, page_list: list[Path],
-                views: Views) -> dict[Path, list[Problem]]:
-    """Every page (redirects aside) emulated on a phone: problems per page."""
+                views: Views) -> dict[Path, tuple[list[Problem], list[DrawnFigure]]]:
+    """Every page (redirects aside) emulated on a phone: problems and figures per page."""
     size = views.phone_size
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
@@ -671,12 +694,15 @@ def _phone_pass(browser, root: str, site: Path, page_list: list[Path],
         browser.get(root + rel)
         report = json.loads(browser.execute_async_script(NARROW_JS, views.max_figure_px))
         if "error" in report:
-            found[page] = [Problem(rel, "page script failed", report["error"])]
+            found[page] = ([Problem(rel, "page script failed", report["error"])], [])
             continue
-        found[page] = [Problem(rel, kind, detail) for kind, detail in report["problems"]]
+        problems = [Problem(rel, kind, detail) for kind, detail in report["problems"]]
         if report["viewport"] > size[0]:
-            found[page].insert(0, Problem(rel, "not a phone-width layout",
-                                          f"{report['viewport']} px wide, wanted {size[0]}"))
+            problems.insert(0, Problem(rel, "not a phone-width layout",
+                                       f"{report['viewport']} px wide, wanted {size[0]}"))
+        found[page] = (problems, [DrawnFigure(rel, f["src"], _image(site, page, f["src"]),
+                                              f["natural"], f["drawn"])
+                                  for f in report["figures"]])
         if (shot := _shot_path(views.phone_screenshots, rel)) is not None:
             shot.parent.mkdir(parents=True, exist_ok=True)
             browser.execute_script("window.scrollTo(0, 0)")

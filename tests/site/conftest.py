@@ -8,11 +8,12 @@ required, a missing build, browser or driver is a failure, not a skip.
 """
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from book_tools.site_check import SITE_VAR, find_browser, site_folder
+from book_tools.site_check import SITE_VAR, BrowserRun, Views, browse, find_browser, site_folder
 
 SITE = site_folder()
 REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
@@ -55,3 +56,15 @@ def browser() -> tuple[str, str]:
                         pytrace=False)
         pytest.skip(message)
     return binary, driver
+
+
+@pytest.fixture(scope="session")
+def browser_run(built_book, browser) -> BrowserRun:
+    """Every page of the built book once in Chromium, at the desktop window and on a phone
+    (two browser sessions side by side, each serving both views for its share of the
+    pages): what every browser check of the built book reads. Screenshots go beside the
+    site, in screenshots/ and screenshots-phone/."""
+    shots, phone_shots = built_book.parent / "screenshots", built_book.parent / "screenshots-phone"
+    shutil.rmtree(shots, ignore_errors=True)
+    shutil.rmtree(phone_shots, ignore_errors=True)
+    return browse(built_book, Views(screenshots=shots, phone_screenshots=phone_shots))

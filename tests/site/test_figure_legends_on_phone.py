@@ -5,44 +5,20 @@ each figure image's drawn width against its natural width, times the legend size
 records. Gated like the other checks of the built site (make site).
 """
 
-import os
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
 from book_tools.legend_check import legend_problems, measure, recorded_legend_px
-from book_tools.site_check import find_browser, pages, soup
+from book_tools.site_check import pages, site_folder, soup
 
-REPO = Path(__file__).resolve().parents[2]
-SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
-REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
-
-if not (REQUIRE or "ATTENTION_BOOK_SITE" in os.environ):
-    pytest.skip("checks of the built book run after a strict build: make site (or set "
-                "ATTENTION_BOOK_SITE to a built _build/html)", allow_module_level=True)
-if not (SITE / "index.html").is_file():
-    pytest.fail(f"no built book in {SITE} (no index.html): build it first (make strict-book)",
-                pytrace=False)
+SITE = site_folder()
+pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    binary, driver = find_browser()
-    if not (binary and driver):
-        message = f"no headless Chromium/chromedriver here (found {binary}, {driver})"
-        if REQUIRE:
-            pytest.fail(message + ": apt-get install -y chromium chromium-driver")
-        pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def figures(browser):
-    return measure(SITE)
-
-
-def test_every_figure_legend_is_legible_on_a_360_px_phone(figures):
+def test_every_figure_legend_is_legible_on_a_360_px_phone(browser_run):
+    figures = browser_run.figures
     measurable = [f for f in figures if not legend_problems([f])]
     with_legend = [f for f in measurable if recorded_legend_px(f.image) is not None]
     assert len(with_legend) >= 10, f"only {len(with_legend)} figures with a legend measured"

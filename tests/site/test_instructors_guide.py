@@ -5,7 +5,6 @@ The sums are redone here from book/reading_paths.yml and the chapters (book_tool
 the numbers compared are the ones in the rendered HTML.
 """
 
-import os
 import re
 from pathlib import Path
 
@@ -14,13 +13,11 @@ import yaml
 from bs4 import BeautifulSoup
 
 from book_tools.course import course
+from book_tools.site_check import site_folder
 
 REPO = Path(__file__).resolve().parents[2]
-SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
-REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
-if not (REQUIRE or "ATTENTION_BOOK_SITE" in os.environ):
-    pytest.skip("checks of the built book run after a strict build: make site (or set "
-                "ATTENTION_BOOK_SITE to a built _build/html)", allow_module_level=True)
+SITE = site_folder()
+pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 GUIDE = SITE / "book" / "instructors_guide.html"
 CHAPTERS = {c.source.stem: c for c in course()}

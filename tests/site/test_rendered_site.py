@@ -17,8 +17,6 @@ import yaml
 from book_tools.cloud_cell import MARKER, launch_urls
 from book_tools.notebooks import chapters
 from book_tools.site_check import (
-    Views,
-    browse,
     check_in_browser,
     check_links,
     check_rendering,
@@ -31,8 +29,6 @@ from book_tools.site_check import (
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = site_folder()
-SCREENSHOTS = SITE.parent / "screenshots"
-PHONE_SCREENSHOTS = SITE.parent / "screenshots-phone"
 pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 
@@ -51,15 +47,6 @@ def config() -> dict:
 def notebook_pages() -> list[Path]:
     """Pages built from a chapter (a MyST Markdown notebook)."""
     return [html_page(f"book/{md.stem}") for md in chapters()]
-
-
-@pytest.fixture(scope="module")
-def browser_run(browser):
-    """Every page once in Chromium, at the desktop window and on a phone: two browser
-    sessions side by side, each serving both views for its share of the pages."""
-    shutil.rmtree(SCREENSHOTS, ignore_errors=True)
-    shutil.rmtree(PHONE_SCREENSHOTS, ignore_errors=True)
-    return browse(SITE, Views(screenshots=SCREENSHOTS, phone_screenshots=PHONE_SCREENSHOTS))
 
 
 def test_internal_links_and_anchors_resolve():
@@ -205,6 +192,6 @@ def test_every_solution_is_folded():
 def test_on_a_360_px_phone_every_figure_fits_the_screen(browser_run):
     """(The phone view of the same browser run, book_tools.site_check.check_narrow_viewport's
     check.)"""
-    assert {s.stem for s in PHONE_SCREENSHOTS.glob("*.png")} == {s.stem for s in
+    assert {s.stem for s in (SITE.parent / "screenshots-phone").glob("*.png")} == {s.stem for s in
                                                                 browser_run.screenshots}
     fail_on(browser_run.phone)

@@ -5,22 +5,17 @@ The deck is written here, as ``make slides`` writes it (book_tools.slides.write_
 from the execution ``make chapters`` recorded for the strict build, and served locally.
 """
 
-import os
-import time
 from pathlib import Path
 
 import pytest
 
-from book_tools.site_check import chromium, find_browser, serve
+from book_tools.site_check import chromium, serve
 from book_tools.slides import write_decks
 
 REPO = Path(__file__).resolve().parents[2]
 EXECUTED = REPO / "_build" / "executed"
-REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
 CHAPTER = "01_one_row_three_lenses"
-if not (REQUIRE or "ATTENTION_BOOK_SITE" in os.environ):
-    pytest.skip("checks of the built book run after a strict build: make site (or set "
-                "ATTENTION_BOOK_SITE to a built _build/html)", allow_module_level=True)
+pytestmark = pytest.mark.built_site
 
 # Waits for reveal.js and MathJax, moves to the first slide with mathematics, reports it.
 SHOW_MATH_JS = r"""
@@ -47,16 +42,13 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 """
 
 
-def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path):
+def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path, browser):
     import json
 
     if not (EXECUTED / f"{CHAPTER}.ipynb").is_file():
         pytest.fail(f"no executed {CHAPTER} in {EXECUTED}: run make chapters first",
                     pytrace=False)
-    binary, driver = find_browser()
-    if not (binary and driver):
-        pytest.fail(f"no headless Chromium/chromedriver (found {binary}, {driver})")
-    start = time.monotonic()
+    binary, driver = browser
     (deck,) = write_decks(tmp_path, EXECUTED, [CHAPTER])
     with serve(tmp_path) as root, chromium(binary, driver) as browser:
         browser.get(root + deck.name)
@@ -69,4 +61,3 @@ def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path):
     remote = [css.name for css in tmp_path.rglob("*.css")
               if "@import url(http" in css.read_text() or "//fonts." in css.read_text()]
     assert not remote, f"style sheets beside the deck import from the network: {remote}"
-    assert time.monotonic() - start < 15, f"took {time.monotonic() - start:.1f} s"
