@@ -13,6 +13,8 @@ there afterwards; the file name carries the seed and the ``transformers`` versio
 from __future__ import annotations
 
 import functools
+import json
+import mmap
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -46,27 +48,49 @@ def _build(path: Path, seed: int) -> None:
 
 
 class _LazyTensors(Mapping):
-    """Tensors of a safetensors file, read from the memory map on first access."""
+    """Tensors of a safetensors file as arrays over a private memory map of it.
+
+    Nothing is copied up front: a page is read when an array touches it, so looking up
+    a few rows of wte reads those rows only. The map is copy-on-write, so an array
+    written to changes this process's copy and never the file. The layout is
+    safetensors' own: an 8-byte little-endian header length, a JSON header giving
+    each tensor's dtype, shape and byte range, then the data.
+    """
+
+    DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16,
+              "I64": np.int64, "I32": np.int32}
 
     def __init__(self, path: Path):
-        from safetensors import safe_open
-
-        self._file = safe_open(str(path), framework="np")
-        self._keys = list(self._file.keys())
+        with open(path, "rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            header = json.loads(f.read(size))
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        header.pop("__metadata__", None)
+        unknown = {v["dtype"] for v in header.values()} - set(self.DTYPES)
+        if unknown:
+            raise ValueError(f"{path} holds tensors of dtype {sorted(unknown)}, which "
+                             "the control never has: delete the file to rebuild it")
+        self._start, self._header = 8 + size, header
         self._cache: dict[str, np.ndarray] = {}
 
     def __getitem__(self, key: str) -> np.ndarray:
         if key not in self._cache:
-            if key not in self._keys:
-                raise KeyError(key)
-            self._cache[key] = self._file.get_tensor(key)
+            entry = self._header[key]  # KeyError for a name the file lacks
+            dtype = np.dtype(self.DTYPES[entry["dtype"]])
+            begin, end = entry["data_offsets"]
+            self._cache[key] = np.frombuffer(
+                self._map, dtype, (end - begin) // dtype.itemsize,
+                self._start + begin).reshape(entry["shape"])
         return self._cache[key]
 
+    def __contains__(self, key: object) -> bool:
+        return key in self._header
+
     def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
+        return iter(self._header)
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self._header)
 
 
 def control_path(seed: int = SEED) -> Path:

@@ -27,3 +27,20 @@ def test_the_cached_control_names_its_seed_and_transformers_version():
 
     name = control_path().name
     assert name == f"gpt2-small-init-seed0-transformers-{version('transformers')}.safetensors"
+
+
+def test_the_memory_map_reads_what_safetensors_reads():
+    from safetensors import safe_open
+
+    from attention_book.control import _LazyTensors
+
+    path = control_path()
+    reference = safe_open(str(path), framework="np")
+    mapped = _LazyTensors(path)
+    assert list(mapped) == list(reference.keys()) and "wte.weight" in mapped
+    for key in ("wte.weight", "h.0.attn.c_attn.bias", "h.11.mlp.c_proj.weight"):
+        want = reference.get_tensor(key)
+        assert mapped[key].dtype == want.dtype and np.array_equal(mapped[key], want)
+    # copy-on-write: writing to an array changes neither the file nor a new map
+    mapped["h.0.ln_1.bias"][0] = 7.0
+    assert _LazyTensors(path)["h.0.ln_1.bias"][0] == reference.get_tensor("h.0.ln_1.bias")[0]

@@ -26,3 +26,15 @@ def test_foreign_tokenizer_files_refused(checkpoint, tmp_path):
     (tmp_path / "vocab.bpe").write_text("#version: 0.2\na b\n")
     with pytest.raises(CheckpointError, match="not GPT-2's"):
         load_tokenizer(tmp_path)
+
+
+def test_pinned_ranks_are_the_ranks_tiktoken_builds_from_the_merges(checkpoint):
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+
+    from attention_book.tokenizer import pinned_ranks
+
+    folder = checkpoint.path.parent
+    built = data_gym_to_mergeable_bpe_ranks(str(folder / "vocab.bpe"),
+                                            str(folder / "encoder.json"))
+    assert pinned_ranks(folder / "vocab.bpe", folder / "encoder.json") == built
+    assert len(built) == 50256
