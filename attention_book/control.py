@@ -13,10 +13,7 @@ there afterwards; the file name carries the seed and the ``transformers`` versio
 from __future__ import annotations
 
 import functools
-import json
-import mmap
 import os
-from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -47,50 +44,19 @@ def _build(path: Path, seed: int) -> None:
     tmp.replace(path)  # atomic: two chapters building at once both end with one good file
 
 
-class _LazyTensors(Mapping):
-    """Tensors of a safetensors file as arrays over a private memory map of it.
+def mapped_tensors(path: Path) -> dict[str, np.ndarray]:
+    """The tensors of a safetensors file the book wrote (a control, a cached control) as
+    copy-on-write views of a memory map of it: the loader's reader
+    (``checkpoint.safetensors_file.read_tensors``), so nothing is copied up front and a
+    few rows of wte read only those rows. A damaged file is named, with what to do."""
+    from .checkpoint import CheckpointError
+    from .checkpoint.safetensors_file import read_tensors
 
-    Nothing is copied up front: a page is read when an array touches it, so looking up
-    a few rows of wte reads those rows only. The map is copy-on-write, so an array
-    written to changes this process's copy and never the file. The layout is
-    safetensors' own: an 8-byte little-endian header length, a JSON header giving
-    each tensor's dtype, shape and byte range, then the data.
-    """
-
-    DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16,
-              "I64": np.int64, "I32": np.int32}
-
-    def __init__(self, path: Path):
-        with open(path, "rb") as f:
-            size = int.from_bytes(f.read(8), "little")
-            header = json.loads(f.read(size))
-            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-        header.pop("__metadata__", None)
-        unknown = {v["dtype"] for v in header.values()} - set(self.DTYPES)
-        if unknown:
-            raise ValueError(f"{path} holds tensors of dtype {sorted(unknown)}, which "
-                             "the control never has: delete the file to rebuild it")
-        self._start, self._header = 8 + size, header
-        self._cache: dict[str, np.ndarray] = {}
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        if key not in self._cache:
-            entry = self._header[key]  # KeyError for a name the file lacks
-            dtype = np.dtype(self.DTYPES[entry["dtype"]])
-            begin, end = entry["data_offsets"]
-            self._cache[key] = np.frombuffer(
-                self._map, dtype, (end - begin) // dtype.itemsize,
-                self._start + begin).reshape(entry["shape"])
-        return self._cache[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._header
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._header)
-
-    def __len__(self) -> int:
-        return len(self._header)
+    try:
+        return read_tensors(path)
+    except CheckpointError as e:
+        raise RuntimeError(f"the cached control {path} cannot be read ({str(e).split('. ')[0]}):"
+                           " delete it and it is built again") from None
 
 
 def control_path(seed: int = SEED) -> Path:
@@ -106,4 +72,4 @@ def load_control(seed: int = SEED) -> GPT2:
     path = control_path(seed)
     if not path.is_file():
         _build(path, seed)
-    return GPT2(_LazyTensors(path))
+    return GPT2(mapped_tensors(path))

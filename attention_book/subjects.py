@@ -149,7 +149,7 @@ def permute(tensors: Mapping[str, np.ndarray], seed: int = SEED) -> dict[str, np
 def _cached(tag: str, key: str | None, build) -> Mapping[str, np.ndarray]:
     """Tensors built once into the user cache and memory-mapped afterwards; with no key
     (weights the reader opted in to), built in memory for this process only."""
-    from .control import _LazyTensors  # the control's memory-mapped reader
+    from .control import mapped_tensors
 
     if key is None:
         return build()
@@ -161,7 +161,7 @@ def _cached(tag: str, key: str | None, build) -> Mapping[str, np.ndarray]:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         save_file({k: np.ascontiguousarray(v) for k, v in build().items()}, str(tmp))
         tmp.replace(path)
-    return _LazyTensors(path)
+    return mapped_tensors(path)
 
 
 def _source_key(checkpoint) -> str | None:
