@@ -22,8 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .circuits import FactoredCircuit, float32_rank_threshold
+from . import qk_form
+from .circuits import FactoredCircuit
+from .qk_form import Grams, inertia, negative_mass_share
 from .subspaces import principal_cosines
+
+__all__ = ["antisymmetric_share", "symmetric_eigenvalues", "inertia", "negative_mass_share",
+           "qk_singular_values", "ov_singular_values", "kv_principal_angles_deg",
+           "self_score_bound_violation_share"]
 
 # Relative slack allowed before a pair counts as breaking the self-score bound: float32
 # rounding of sums of 64 products (the tolerance chapter 3 uses for claim Q3).
@@ -39,22 +45,14 @@ def _pair(W_Q: np.ndarray, W_K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def antisymmetric_share(W_Q: np.ndarray, W_K: np.ndarray) -> np.ndarray:
-    """||M_a||_F^2 / ||M||_F^2 for M = W_Q W_K^T, per head, in [0, 1].
-
-    Since ||M_s||^2 - ||M_a||^2 = tr(M M) and ||M_s||^2 + ||M_a||^2 = ||M||^2, the share is
-    (1 - tr(M M) / ||M||^2) / 2, with tr(M M) = tr((W_K^T W_Q)^2) and
-    ||M||^2 = tr(W_Q^T W_Q W_K^T W_K): d_head x d_head products only. 0 for a symmetric M,
-    1 for an antisymmetric one, 1/2 on average for unrelated random lenses.
-    """
-    W_Q, W_K = _pair(W_Q, W_K)
-    t = lambda A: np.swapaxes(A, -1, -2)  # noqa: E731
-    cross = t(W_K) @ W_Q
-    trace_mm = np.einsum("...ab,...ba->...", cross, cross)
-    norm_sq = np.einsum("...ab,...ba->...", t(W_Q) @ W_Q, t(W_K) @ W_K)
-    if np.any(norm_sq <= 0):
+    """||M_a||_F^2 / ||M||_F^2 for M = W_Q W_K^T, per head, in [0, 1]: chapter 03a's
+    measure (``qk_form.antisymmetric_share``, d_head x d_head Gram blocks only). 0 for a
+    symmetric M, 1 for an antisymmetric one, 1/2 on average for unrelated random lenses."""
+    g = Grams.of(*_pair(W_Q, W_K))
+    if np.any(np.einsum("...ab,...ba->...", g.qq, g.kk) <= 0):
         raise ValueError("M = W_Q W_K^T is zero for some head: its antisymmetric share is "
                          "undefined")
-    return np.clip((1.0 - trace_mm / norm_sq) / 2.0, 0.0, 1.0)
+    return np.clip(qk_form.antisymmetric_share(g), 0.0, 1.0)
 
 
 def symmetric_eigenvalues(W_Q: np.ndarray, W_K: np.ndarray) -> np.ndarray:
@@ -65,8 +63,11 @@ def symmetric_eigenvalues(W_Q: np.ndarray, W_K: np.ndarray) -> np.ndarray:
     eigenvalues are those of the 2 d_head x 2 d_head matrix (1/2) J B^T B (AB and BA share
     their non-zero eigenvalues). With the thin QR factorisation B = Q R, B^T B = R^T R, and
     they are the eigenvalues of the symmetric (1/2) R J R^T, which ``eigvalsh`` computes
-    stably. The other d_model - 2 d_head eigenvalues of M_s are exactly 0; if B has lost
-    rank, some of the 2 d_head returned here are 0 (to rounding) too.
+    stably. (Chapter 03a's ``qk_form.symmetric_eigenvalues`` takes R from the Gram blocks it
+    already holds, by Cholesky; from B itself, QR also stays exact when B has lost rank, as
+    for W_K = W_Q, where the Gram matrix is singular.) The other d_model - 2 d_head
+    eigenvalues of M_s are exactly 0; if B has lost rank, some of the 2 d_head returned
+    here are 0 (to rounding) too.
     """
     W_Q, W_K = _pair(W_Q, W_K)
     k = W_Q.shape[-1]
@@ -76,27 +77,6 @@ def symmetric_eigenvalues(W_Q: np.ndarray, W_K: np.ndarray) -> np.ndarray:
     R = np.linalg.qr(np.concatenate([W_Q, W_K], axis=-1), mode="r")
     J = np.block([[np.zeros((k, k)), np.eye(k)], [np.eye(k), np.zeros((k, k))]])
     return np.linalg.eigvalsh(0.5 * R @ J @ np.swapaxes(R, -1, -2))
-
-
-def inertia(eigenvalues: np.ndarray, d_model: int) -> tuple[np.ndarray, np.ndarray]:
-    """(#positive, #negative) eigenvalues per head, counting only those beyond float32
-    rounding: |lambda| > max |lambda| * d_model * eps32 (numpy's matrix_rank cut-off for a
-    d_model-sized float32 matrix, as chapter 3 counts them)."""
-    lam = np.asarray(eigenvalues, np.float64)
-    tau = float32_rank_threshold(np.abs(lam).max(-1, keepdims=True), d_model)
-    return (lam > tau).sum(-1), (lam < -tau).sum(-1)
-
-
-def negative_mass_share(eigenvalues: np.ndarray) -> np.ndarray:
-    """sum |lambda| over the negative eigenvalues / sum |lambda| over all of them, per
-    head: 0 for a positive semi-definite symmetric part (W_K = W_Q), 1 for a negative
-    semi-definite one (W_K = -W_Q), 1/2 when the two signs carry equal weight."""
-    lam = np.asarray(eigenvalues, np.float64)
-    total = np.abs(lam).sum(-1)
-    if np.any(total <= 0):
-        raise ValueError("the symmetric part is zero for some head: its negative mass "
-                         "share is undefined")
-    return np.where(lam < 0, -lam, 0.0).sum(-1) / total
 
 
 def qk_singular_values(QK: FactoredCircuit) -> np.ndarray:

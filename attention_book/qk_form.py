@@ -91,13 +91,21 @@ def symmetric_eigenvalues(g: Grams) -> np.ndarray:
 def inertia(lam: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(#positive, #negative) eigenvalues beyond numpy's float32 rank threshold
     |lambda|_max * size * eps32, per head."""
+    lam = np.asarray(lam, np.float64)
     tau = float32_rank_threshold(np.abs(lam).max(-1, keepdims=True), size)
     return (lam > tau).sum(-1), (lam < -tau).sum(-1)
 
 
 def negative_mass_share(lam: np.ndarray) -> np.ndarray:
-    """nu = sum of |lambda| over lambda < 0, over sum of |lambda|."""
-    return np.where(lam < 0, -lam, 0).sum(-1) / np.abs(lam).sum(-1)
+    """nu = sum of |lambda| over lambda < 0, over sum of |lambda|, per head: 0 for a
+    positive semi-definite symmetric part (W_K = W_Q), 1 for a negative semi-definite one
+    (W_K = -W_Q), 1/2 when the two signs carry equal weight."""
+    lam = np.asarray(lam, np.float64)
+    total = np.abs(lam).sum(-1)
+    if np.any(total <= 0):
+        raise ValueError("the symmetric part is zero for some head: its negative mass "
+                         "share is undefined")
+    return np.where(lam < 0, -lam, 0.0).sum(-1) / total
 
 
 def symmetrised_head(W_Q: np.ndarray, W_K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
