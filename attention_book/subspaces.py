@@ -75,7 +75,11 @@ def overlap(A: np.ndarray, B: np.ndarray, *, orthonormal: bool = False) -> np.nd
     """Mean squared cosine of the principal angles, ||Q_A^T Q_B||_F^2 / min(k, l): 1 for
     the same subspace, 0 for orthogonal ones, k/d on average for independent random
     k-dim subspaces of R^d. Q_A^T Q_B is formed from k x k matrices (as in
-    ``principal_cosines_gram``) unless A and B are ``orthonormal`` already."""
+    ``principal_cosines_gram``) unless A and B are ``orthonormal`` already; stacks of
+    stacks ([L, H, d, k]) go one stack at a time, so no float64 copy of all of them at
+    once."""
+    if np.ndim(A) > 3 and np.ndim(B) > 3 and len(A) == len(B):
+        return np.stack([overlap(a, b, orthonormal=orthonormal) for a, b in zip(A, B, strict=True)])
     A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
     M = np.swapaxes(A, -1, -2) @ B
     if not orthonormal:

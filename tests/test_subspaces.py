@@ -40,6 +40,8 @@ def test_gram_route_gives_an_orthonormal_basis_and_the_cosines_without_it():
     assert np.array_equal(given, principal_cosines_gram(A, B))
     QA, QB = orthonormal_basis(A), orthonormal_basis(B)
     assert np.allclose(overlap(A, B), overlap(QA, QB, orthonormal=True), atol=1e-12)
+    stacked = overlap(np.stack([A, 2 * A]), np.stack([B, B]))  # one stack at a time
+    assert stacked.shape == (2, 2) and np.allclose(stacked, overlap(A, B))
     E = np.eye(20)
     assert np.allclose(principal_cosines_gram(E[:, :3], E[:, 2:5]), [1.0, 0.0, 0.0])
     for singular in (np.ones((10, 2)), np.zeros((10, 2))):
