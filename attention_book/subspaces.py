@@ -28,6 +28,37 @@ def orthonormal_basis(W: np.ndarray, *, with_singular_values: bool = False
     return (basis, np.sqrt(evals[..., ::-1])) if with_singular_values else basis
 
 
+def whitener(W: np.ndarray) -> np.ndarray:
+    """A k x k matrix T [..., k, k] in float64 with W T orthonormal, for W [..., d, k] of
+    full column rank: T = L^{-T} for the Cholesky factor L L^T = W^T W. W T is a basis of
+    W's column space (not the polar one of ``orthonormal_basis``), so x (W T) = (x W) T
+    reaches the subspace with no d x k basis formed."""
+    W = np.asarray(W, np.float64)
+    try:
+        L = np.linalg.cholesky(np.swapaxes(W, -1, -2) @ W)
+    except np.linalg.LinAlgError:
+        L = None
+    pivots = None if L is None else np.diagonal(L, axis1=-2, axis2=-1) ** 2
+    if pivots is None or (pivots <= pivots.max(-1, keepdims=True) * 1e-12).any():
+        raise ValueError("W must have full column rank to define a k-dimensional subspace")
+    return np.swapaxes(np.linalg.inv(L), -1, -2)
+
+
+def principal_cosines_gram(A: np.ndarray, B: np.ndarray, *,
+                           whitener_A: np.ndarray | None = None,
+                           whitener_B: np.ndarray | None = None) -> np.ndarray:
+    """``principal_cosines(A, B)`` from k x k matrices only: the singular values of
+    T_A^T (A^T B) T_B, which is Q_A^T Q_B for the orthonormal bases Q = W T of
+    ``whitener``; no d x k basis is formed. Equal to ``principal_cosines`` up to float64
+    rounding (the cosines do not depend on the bases chosen). ``whitener_A``/``_B``: the
+    whiteners of A, B when already known."""
+    A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    T_A = whitener(A) if whitener_A is None else whitener_A
+    T_B = whitener(B) if whitener_B is None else whitener_B
+    M = np.swapaxes(T_A, -1, -2) @ (np.swapaxes(A, -1, -2) @ B) @ T_B
+    return np.clip(np.linalg.svd(M, compute_uv=False), 0.0, 1.0)
+
+
 def _basis(W: np.ndarray, orthonormal: bool) -> np.ndarray:
     return np.asarray(W, np.float64) if orthonormal else orthonormal_basis(W)
 
@@ -43,10 +74,17 @@ def principal_cosines(A: np.ndarray, B: np.ndarray, *, orthonormal: bool = False
 def overlap(A: np.ndarray, B: np.ndarray, *, orthonormal: bool = False) -> np.ndarray:
     """Mean squared cosine of the principal angles, ||Q_A^T Q_B||_F^2 / min(k, l): 1 for
     the same subspace, 0 for orthogonal ones, k/d on average for independent random
-    k-dim subspaces of R^d."""
-    QA, QB = _basis(A, orthonormal), _basis(B, orthonormal)
-    M = np.swapaxes(QA, -1, -2) @ QB
-    return (M**2).sum((-1, -2)) / min(QA.shape[-1], QB.shape[-1])
+    k-dim subspaces of R^d. Q_A^T Q_B is formed from k x k matrices (as in
+    ``principal_cosines_gram``) unless A and B are ``orthonormal`` already; stacks of
+    stacks ([L, H, d, k]) go one stack at a time, so no float64 copy of all of them at
+    once."""
+    if np.ndim(A) > 3 and np.ndim(B) > 3 and len(A) == len(B):
+        return np.stack([overlap(a, b, orthonormal=orthonormal) for a, b in zip(A, B, strict=True)])
+    A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    M = np.swapaxes(A, -1, -2) @ B
+    if not orthonormal:
+        M = np.swapaxes(whitener(A), -1, -2) @ M @ whitener(B)
+    return (M**2).sum((-1, -2)) / min(A.shape[-1], B.shape[-1])
 
 
 def energy_fraction(x: np.ndarray, W: np.ndarray, *, orthonormal: bool = False) -> np.ndarray:

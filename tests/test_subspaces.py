@@ -6,7 +6,9 @@ from attention_book.subspaces import (
     orthonormal_basis,
     overlap,
     principal_cosines,
+    principal_cosines_gram,
     random_frames,
+    whitener,
 )
 
 
@@ -23,6 +25,28 @@ def test_principal_cosines_match_qr_and_svd():
     A, B = rng.standard_normal((30, 4)), rng.standard_normal((30, 6))
     expected = np.linalg.svd(np.linalg.qr(A)[0].T @ np.linalg.qr(B)[0], compute_uv=False)
     assert np.allclose(principal_cosines(A, B), expected, atol=1e-12)
+
+
+def test_gram_route_gives_an_orthonormal_basis_and_the_cosines_without_it():
+    rng = np.random.default_rng(4)
+    A, B = rng.standard_normal((2, 50, 4)), rng.standard_normal((2, 50, 6))
+    Q = A @ whitener(A)
+    assert np.allclose(np.swapaxes(Q, -1, -2) @ Q, np.eye(4), atol=1e-12)
+    assert np.allclose(Q @ (np.swapaxes(Q, -1, -2) @ A), A, atol=1e-10)
+    expected = principal_cosines(A, B)
+    assert np.allclose(principal_cosines_gram(A, B), expected, atol=1e-12)
+    given = principal_cosines_gram(A, B, whitener_A=whitener(A),
+                                   whitener_B=whitener(B))
+    assert np.array_equal(given, principal_cosines_gram(A, B))
+    QA, QB = orthonormal_basis(A), orthonormal_basis(B)
+    assert np.allclose(overlap(A, B), overlap(QA, QB, orthonormal=True), atol=1e-12)
+    stacked = overlap(np.stack([A, 2 * A]), np.stack([B, B]))  # one stack at a time
+    assert stacked.shape == (2, 2) and np.allclose(stacked, overlap(A, B))
+    E = np.eye(20)
+    assert np.allclose(principal_cosines_gram(E[:, :3], E[:, 2:5]), [1.0, 0.0, 0.0])
+    for singular in (np.ones((10, 2)), np.zeros((10, 2))):
+        with pytest.raises(ValueError, match="full column rank"):
+            whitener(singular)
 
 
 def test_extremes_same_span_orthogonal_spans_and_basis_change():
