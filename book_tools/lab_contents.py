@@ -8,16 +8,57 @@ kernel's ``kernelspec`` replaces the header's (``display_name: Python 3`` become
 ipython3``). Here a save of a text notebook keeps the kernelspec of the file on disk (none
 if it has none) and drops ``language_info``; everything else, cells and cell metadata
 included, is saved as JupyterLab sent it. ``make lab`` passes this class to the server.
+
+JupyterLab's MyST renderer resolves neither ``{cite}`` nor a cross-reference to another
+page. So a chapter is opened with each such role of its Markdown cells shown as a link to
+the published site (a citation as "(Author, year)" to the references page), the role kept
+verbatim as the link's title; a save turns every such link back into its role, so the
+file on disk keeps its roles (``roles_as_links`` / ``links_as_roles``).
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from jupytext.async_contentsmanager import build_async_jupytext_contents_manager_class
 
 SESSION_ONLY = ("language_info",)
+REPO = Path(__file__).resolve().parent.parent
+ROLE = re.compile(r"\{(?P<name>cite(?::\w+)?|ref|numref|eq|prf:ref|doc)\}`(?P<content>[^`]+)`")
+# A link made from a role: its text, the site's URL, and the role itself as the title.
+LINKED = re.compile(r'\[[^\]\n]*\]\([^\s)]+ "(?P<role>\{[a-z:]+\}`[^`"]+`)"\)')
+MARKDOWN_LINK = re.compile(r"^\[(?P<text>[^\]\n]*)\]\((?P<url>[^\s)]+)\)$")
+
+
+def roles_as_links(text: str, page: Path) -> str:
+    """``text`` (a Markdown cell of ``page``) with each citation and cross-reference shown
+    as a link to the published site; a role that cannot be shown so stays as it is."""
+    from book_tools.myst_to_markdown import UnconvertedMyST, role
+    from book_tools.plain_notebook import book_context
+
+    ctx = book_context(page, REPO)
+
+    def link(m: re.Match) -> str:
+        original = m.group(0)
+        try:
+            shown = role(m["name"], m["content"], ctx)
+        except UnconvertedMyST:
+            return original
+        if m["name"].startswith("cite"):
+            shown = f"[{shown}]({ctx.page_url('references')})"
+        parts = MARKDOWN_LINK.match(shown)
+        made = f'[{parts["text"]}]({parts["url"]} "{original}")' if parts else original
+        return made if links_as_roles(made) == original else original
+
+    return ROLE.sub(link, text)
+
+
+def links_as_roles(text: str) -> str:
+    """The inverse of ``roles_as_links``: every link it made is its role again."""
+    return LINKED.sub(lambda m: m["role"], text)
 
 JupytextContentsManager = build_async_jupytext_contents_manager_class(AsyncLargeFileManager)
 
@@ -25,9 +66,22 @@ JupytextContentsManager = build_async_jupytext_contents_manager_class(AsyncLarge
 class ChapterContentsManager(JupytextContentsManager):
     """Jupytext's contents manager that does not write a session's metadata into a source."""
 
+    async def get(self, path: str, content: bool = True, type: str | None = None,  # noqa: A002
+                  format: str | None = None, **kwargs: Any) -> dict[str, Any]:  # noqa: A002
+        model = await super().get(path, content=content, type=type, format=format, **kwargs)
+        page = path.strip("/")  # the server asks for "/book/x.md", a caller for "book/x.md"
+        if _is_page(model, page):
+            for cell in model["content"].cells:
+                if cell.cell_type == "markdown":
+                    cell.source = roles_as_links(cell.source, REPO / page)
+        return model
+
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
         if model.get("type") == "notebook" and not path.endswith(".ipynb"):
             await self._keep_header(model["content"]["metadata"], path)
+            for cell in model["content"]["cells"]:
+                if cell["cell_type"] == "markdown":
+                    cell["source"] = links_as_roles(_text(cell["source"]))
         return await super().save(model, path)
 
     async def _keep_header(self, metadata: dict[str, Any], path: str) -> None:
@@ -40,3 +94,13 @@ class ChapterContentsManager(JupytextContentsManager):
             metadata["kernelspec"] = on_disk["kernelspec"]
         else:
             metadata.pop("kernelspec", None)
+
+
+def _is_page(model: dict[str, Any], path: str) -> bool:
+    """A page of the book opened as a notebook, with its content."""
+    return (model.get("type") == "notebook" and model.get("content") is not None
+            and path.startswith("book/") and path.endswith(".md"))
+
+
+def _text(source: str | list[str]) -> str:
+    return source if isinstance(source, str) else "".join(source)

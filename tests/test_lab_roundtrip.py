@@ -73,3 +73,33 @@ def test_without_it_a_lab_save_rewrites_the_chapter_header(book_copy):
     saved = as_lab_saves(JupytextContentsManager, book_copy, page.name)
     assert "display_name: Python 3 (ipykernel)" in saved
     assert "```{code-cell} ipython3" in saved
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_opened_in_lab_citations_and_cross_references_are_links_to_the_site(page):
+    """JupyterLab's MyST renderer resolves neither: the page opens with each one a link."""
+    from book_tools.lab_contents import LINKED, ROLE
+    from book_tools.plain_notebook import book_context
+
+    # (as the server asks for it: the path from the root, with a leading slash)
+    model = asyncio.run(ChapterContentsManager(root_dir=str(REPO)).get(f"/book/{page.name}"))
+    text = "\n".join(c.source for c in model["content"].cells if c.cell_type == "markdown")
+    assert not [m.group(0) for m in ROLE.finditer(LINKED.sub("", text))]
+    site = book_context(page, REPO).site
+    roles_in_source = len(ROLE.findall(page.read_text()))
+    links = LINKED.findall(text)
+    assert len(links) == roles_in_source
+    assert all(f"]({site}" in m.group(0) for m in LINKED.finditer(text))
+
+
+def test_a_role_becomes_a_link_and_back():
+    from book_tools.lab_contents import links_as_roles, roles_as_links
+
+    page = REPO / "book" / "03a_qk_form.md"
+    text = "As {cite}`vaswani2017attention` and {ref}`the bound\n<claim-q3>` show."
+    shown = roles_as_links(text, page)
+    assert "[(Vaswani et al., 2017)](" in shown and "references.html" in shown
+    assert "{cite}" not in shown.replace('"{cite}`vaswani2017attention`"', "")
+    assert links_as_roles(shown) == text
+    unknown = "See {ref}`no-such-label`."
+    assert roles_as_links(unknown, page) == unknown  # left as it is, never guessed
