@@ -78,7 +78,7 @@ strict-book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-site: $(STAMP)
+site: $(STAMP) node_modules/.installed
 	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider
 
 # The chapters in JupyterLab, as notebooks (jupytext), with MyST rendered (jupyterlab-myst):
