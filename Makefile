@@ -19,9 +19,7 @@ EXECUTED  = _build/executed
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# (--no-compile: byte-compiling every installed module takes 85 s of a 110-s install;
-	# Python compiles the modules it imports, once, when it first imports them)
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
 # The chapters execute afresh, two at a time, into the build's cache (outputs depend on the
