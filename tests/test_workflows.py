@@ -67,7 +67,9 @@ def test_permissions_are_granted_per_job_and_only_the_notebooks_job_writes():
 
 
 def test_cache_keys_carry_the_hub_revision_and_the_requirements():
-    revision = subprocess.run(["make", "-s", "hub-revision"], cwd=REPO, capture_output=True,
+    # (--no-print-directory: under another make, as in make bench, make announces the folder)
+    revision = subprocess.run(["make", "-s", "--no-print-directory", "hub-revision"], cwd=REPO,
+                              capture_output=True,
                               text=True, check=True).stdout.strip()
     assert revision == HUB_REVISION
     for name in ("tests.yml", "pages.yml"):
