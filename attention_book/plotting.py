@@ -15,6 +15,7 @@ import io
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 DPI = 110
@@ -80,13 +81,35 @@ def smallest_legend_points(fig: Figure) -> float | None:
 def png_with_legend_size(fig: Figure, crop: bool = True, dpi: float | None = None) -> bytes:
     """The figure as PNG at ``dpi`` (default: the figure's), with its smallest legend text
     in the image's pixels recorded under ``LEGEND_PX_KEY``; ``crop`` trims the margins as
-    Jupyter's inline backend does."""
+    Jupyter's inline backend does (``bbox_inches="tight"``)."""
     dpi = dpi or fig.dpi
     points = smallest_legend_points(fig)
-    pixels = "none" if points is None else f"{points / 72 * dpi:.2f}"
+    metadata = {LEGEND_PX_KEY: "none" if points is None else f"{points / 72 * dpi:.2f}"}
+    if crop and dpi == fig.dpi and (png := _drawn_once_and_cropped(fig, metadata)):
+        return png
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if crop else None,
-                metadata={LEGEND_PX_KEY: pixels})
+                metadata=metadata)
+    return buffer.getvalue()
+
+
+def _drawn_once_and_cropped(fig: Figure, metadata: dict[str, str]) -> bytes | None:
+    """The figure drawn once on its Agg canvas and cut to its tight box padded as savefig
+    pads it, or None when that box reaches past the canvas (then only savefig's own
+    ``bbox_inches="tight"``, which draws the figure three times, shows everything)."""
+    canvas = fig.canvas
+    if not isinstance(canvas, FigureCanvasAgg):
+        return None
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer())
+    pad = plt.rcParams["savefig.pad_inches"]
+    x0, y0, x1, y1 = (np.asarray(box.padded(pad).extents) * fig.dpi).round().astype(int)
+    width, height = canvas.get_width_height()
+    if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
+        return None
+    pixels = np.asarray(canvas.buffer_rgba())[height - y1:height - y0, x0:x1]
+    buffer = io.BytesIO()
+    plt.imsave(buffer, pixels, format="png", dpi=fig.dpi, metadata=metadata)
     return buffer.getvalue()
 
 
