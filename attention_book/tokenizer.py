@@ -49,9 +49,10 @@ def pinned_ranks(merges: Path, vocab: Path) -> dict[bytes, int]:
     """
     read_file_cached(str(merges), VOCAB_BPE_SHA256)  # the hash check only
     encoder = json.loads(read_file_cached(str(vocab), ENCODER_JSON_SHA256))
-    byte_of = _data_gym_bytes()
-    return {bytes(byte_of[c] for c in token): rank for token, rank in encoder.items()
-            if token not in SPECIAL_TOKENS}
+    # each character to the character of its byte, then latin-1: one byte per character
+    as_bytes = str.maketrans({c: chr(b) for c, b in _data_gym_bytes().items()})
+    return {token.translate(as_bytes).encode("latin-1"): rank
+            for token, rank in encoder.items() if token not in SPECIAL_TOKENS}
 
 
 @functools.lru_cache(maxsize=4)
