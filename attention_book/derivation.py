@@ -142,6 +142,7 @@ def _reduce(gap: sp.Basic) -> sp.Basic:
     """``gap`` expanded, or simplified when expanding leaves it non-zero (expanding is
     enough for most of the book's identities and costs a fraction of ``simplify``)."""
     expanded = sp.expand(gap)
-    if expanded == 0 or (isinstance(expanded, sp.MatrixBase) and expanded.is_zero_matrix):
+    if expanded == 0 or getattr(expanded, "is_ZeroMatrix", False) or \
+            (isinstance(expanded, sp.MatrixBase) and expanded.is_zero_matrix):
         return expanded
     return sp.simplify(gap)

@@ -95,6 +95,20 @@ def test_derivation_status_comes_from_what_sympy_did():
         general.conclude((x + n) ** 2, x**2 + n**2)
 
 
+def test_a_matrix_identity_that_expanding_settles_needs_no_simplify(monkeypatch):
+    """Expanding a gap of matrix expressions to the ZeroMatrix confirms it (simplify is
+    slower and, for such gaps, adds nothing); a false one still fails."""
+    n = sp.Symbol("n", integer=True, positive=True)
+    A, B = sp.MatrixSymbol("A", n, n), sp.MatrixSymbol("B", n, n)
+    d = Derivation("Q1")
+    d.conclude(d.step("distribute", sp.expand, A * (A + B)), A * A + A * B)
+    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: pytest.fail("simplify was called"))
+    d.conclude((A + B).T, A.T + B.T)
+    monkeypatch.undo()
+    with pytest.raises(ClaimCheckFailed, match="SymPy does not confirm"):
+        d.conclude(A * (A + B), A * A + B * A)
+
+
 def test_a_chapter_rerun_replaces_its_records(ledger_dir):
     Ledger("book/99_test").record("L5", evidence=("numeric",))
     Ledger("book/99_test")  # the chapter starts again and records nothing
