@@ -34,7 +34,7 @@ import numpy as np
 
 from .checks import ClaimCheckFailed, num
 from .gpt2 import GPT2
-from .subjects import GPT2_NAME, INIT, PERMUTED, REPARAM, SUBJECTS, Case
+from .subjects import GPT2_NAME, INIT, PERMUTED, REPARAM, SUBJECTS, Case, InputSet
 
 IDENTITY, GENERIC, FINDING = "identity", "generic", "finding"
 VALUES, PARAMETRISATION = "property of the trained values", "property of this parametrisation"
@@ -265,7 +265,7 @@ def evaluate(check: Check, cases: list[Case]) -> Verdict:
     gpt2_cases = [c for c in cases if c.subject == GPT2_NAME]
     for name, cf in check.counterfactuals.items():
         if isinstance(cf, GPT2):
-            xs = [check.measure(Case(name, c.inputs, cf)) for c in gpt2_cases]
+            xs = [check.measure(counterfactual_case(name, c.inputs, cf)) for c in gpt2_cases]
         else:
             xs = [cf(c) for c in gpt2_cases]
         cf_values[name] = _worst_for_failure(check, [float(x) for x in xs])
@@ -286,6 +286,12 @@ def evaluate(check: Check, cases: list[Case]) -> Verdict:
                    check.threshold.reach, check.threshold.why, check.exceptions, values,
                    passed, margin, check.threshold.margin_text(margin), cf_values, tokens,
                    tuple(problems))
+
+
+def counterfactual_case(name: str, inputs: InputSet | None, model: GPT2) -> Case:
+    """A counterfactual model on one input set, as a case built once per model, name and
+    input set: the checks that read the same counterfactual share its traces."""
+    return model.memo(("counterfactual case", name, inputs), lambda m: Case(name, inputs, m))
 
 
 def _worst_for_failure(check: Check, xs: list[float]) -> float:

@@ -126,6 +126,28 @@ def test_a_counterfactual_that_passes_is_a_problem():
     assert len(v.problems) == 1 and "'no change' passes" in v.problems[0]
 
 
+def test_checks_on_one_counterfactual_model_share_its_traces(gpt2):
+    """A counterfactual model is one case per input set for every check that reads it:
+    its layer traces are computed once, not once per check."""
+    zeroed = gpt2.with_tensors({"h.0.attn.c_attn.bias": np.zeros_like(
+        gpt2.tensors["h.0.attn.c_attn.bias"])})
+    cases = [Case(GPT2_NAME, inputs, gpt2) for inputs in position_sets()]
+    measured = []
+
+    def score_size(case):
+        measured.append(case)
+        return float(np.abs(case.trace(0).scores).max())
+
+    checks = [Check("L2", name, score_size, above(0.0, why="w"), IDENTITY,
+                    counterfactuals={"no c_attn bias": zeroed}) for name in ("a", "b")]
+    for check in checks:
+        evaluate(check, cases)
+    counterfactual = {id(c): c for c in measured if all(c is not g for g in cases)}
+    assert len([c for c in measured if c.model is zeroed]) == 4  # 2 checks x 2 input sets
+    assert len(counterfactual) == 2 and {c.inputs for c in counterfactual.values()} == \
+        set(position_sets())
+
+
 def test_the_chapter_stops_on_a_failed_check():
     from attention_book.verify import run
 
