@@ -8,9 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-# jsonschema (under nbformat) imports rfc3987_syntax when it is installed, which compiles an
-# Earley grammar for IRI formats: 1 s per run, and no notebook schema has such a format.
-sys.modules.setdefault("rfc3987_syntax", None)
+# jupytext's JupyterLab contents managers (jupyter_server, tornado: 0.15 s) serve no reading;
+# jupytext imports them only where it can (its own ImportError path).
+for _unused in ("jupytext.sync_contentsmanager", "jupytext.async_contentsmanager"):
+    sys.modules.setdefault(_unused, None)
 
 import jupytext  # noqa: E402
 import nbformat  # noqa: E402
