@@ -16,6 +16,7 @@ import argparse
 import base64
 import binascii
 import functools
+import hashlib
 import http.server
 import json
 import os
@@ -28,7 +29,7 @@ import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -101,28 +102,47 @@ def pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if not skip & set(p.relative_to(site).parts))
 
 
+@functools.lru_cache(maxsize=1024)
+def _digest(path: Path, mtime_ns: int, size: int) -> str:
+    return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class _File:
+    """A file known by its content: equal (and cached as one) wherever it lies."""
+
+    digest: str
+    path: Path = field(compare=False)
+
+
+def _file(path: Path) -> _File:
+    """The file with a digest of its bytes (read again only when its mtime or size change)."""
+    path = path.resolve()
+    stat = path.stat()
+    return _File(_digest(path, stat.st_mtime_ns, stat.st_size), path)
+
+
 @functools.lru_cache(maxsize=256)
-def _soup(path: Path, mtime: float) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8", errors="replace"), "html.parser")
+def _soup(file: _File) -> BeautifulSoup:
+    return BeautifulSoup(file.path.read_text(encoding="utf-8", errors="replace"), "html.parser")
 
 
 def soup(path: Path) -> BeautifulSoup:
-    """The parsed page (cached while the file is unchanged, under its resolved path: the
-    checks reach a page both as listed and as a link's target)."""
-    path = path.resolve()
-    return _soup(path, path.stat().st_mtime)
+    """The parsed page, cached by the file's content: the checks reach a page both as
+    listed and as a link's target, and a copy of the site (the tests damage copies) parses
+    only the pages that differ. Read-only: the parse is shared."""
+    return _soup(_file(path))
 
 
 def anchors(page: Path) -> frozenset[str]:
-    """Every id and <a name> of the page (cached while the file is unchanged: a page is the
-    target of hundreds of links)."""
-    page = page.resolve()
-    return _anchors(page, page.stat().st_mtime)
+    """Every id and <a name> of the page (cached by its content: a page is the target of
+    hundreds of links)."""
+    return _anchors(_file(page))
 
 
 @functools.lru_cache(maxsize=256)
-def _anchors(page: Path, mtime: float) -> frozenset[str]:
-    doc = soup(page)
+def _anchors(file: _File) -> frozenset[str]:
+    doc = _soup(file)
     return frozenset({t["id"] for t in doc.find_all(id=True)} |
                      {t["name"] for t in doc.find_all("a") if t.get("name")})
 
@@ -387,9 +407,16 @@ def _screenshot(browser, path: Path, height: int) -> None:
     browser.set_window_size(WINDOW[0], min(height + 150, MAX_SCREENSHOT_HEIGHT))
     browser.execute_script("window.scrollTo(0, 0)")
     time.sleep(0.2)  # one relayout at the new size
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(browser.get_screenshot_as_png())
+    save_png(browser, path)
     browser.set_window_size(*WINDOW)
+
+
+def save_png(browser, path: Path) -> None:
+    """What the window shows, as PNG. (Encoded for speed: a larger file, the same pixels.)"""
+    shot = browser.execute_cdp_cmd("Page.captureScreenshot",
+                                   {"format": "png", "optimizeForSpeed": True})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(base64.b64decode(shot["data"]))
 
 
 def inspect_page(browser, url: str, rel: str, screenshot: Path | None) -> list[Problem]:
@@ -431,20 +458,15 @@ def _follow_redirect(browser, root: str, site: Path, page: Path, url: str) -> li
                     f"stayed at {browser.current_url}, expected {want}")]
 
 
-def _desktop_pass(browser, root: str, site: Path, page_list: list[Path],
-                  screenshots: Path | None) -> dict[Path, tuple[list[Problem], Path | None]]:
-    """Every page at the desktop window: (problems, screenshot saved) per page."""
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    browser.set_window_size(*WINDOW)
-    found = {}
-    for page in page_list:
-        rel = _rel(site, page)
-        if (redirect := refresh_target(page)) is not None:
-            found[page] = (_follow_redirect(browser, root, site, page, redirect), None)
-            continue
-        shot = _shot_path(screenshots, rel)
-        found[page] = (inspect_page(browser, root + rel, rel, shot), shot)
-    return found
+def _desktop_view(browser, root: str, site: Path, page: Path,
+                  screenshots: Path | None) -> tuple[list[Problem], Path | None]:
+    """One page at the desktop window: (problems, screenshot saved). A redirect page is
+    checked by where it lands."""
+    rel = _rel(site, page)
+    if (redirect := refresh_target(page)) is not None:
+        return _follow_redirect(browser, root, site, page, redirect), None
+    shot = _shot_path(screenshots, rel)
+    return inspect_page(browser, root + rel, rel, shot), shot
 
 
 def _shot_path(folder: Path | None, rel: str) -> Path | None:
@@ -498,13 +520,17 @@ def _shares(page_list: list[Path], workers: int) -> list[list[Path]]:
 
 def _worker(binary: str, driver: str, root: str, site: Path, share: list[Path],
             views: Views) -> tuple[dict, dict]:
-    """One browser session: its pages at the desktop window, then on a phone."""
+    """One browser session over its pages: each is loaded once, inspected at the desktop
+    window, then shown on a phone (the phone's metrics applied to the loaded page: its
+    layout is the one a phone loading it gets, as the CSS decides it)."""
     desktop, phone = {}, {}
     with chromium(binary, driver) as browser:
-        if views.desktop:
-            desktop = _desktop_pass(browser, root, site, share, views.screenshots)
-        if views.phone:
-            phone = _phone_pass(browser, root, site, share, views)
+        for page in share:
+            if views.desktop:
+                desktop[page] = _desktop_view(browser, root, site, page, views.screenshots)
+            if views.phone and refresh_target(page) is None:
+                phone[page] = _phone_view(browser, root, site, page, views,
+                                          loaded=views.desktop)
     return desktop, phone
 
 
@@ -680,35 +706,32 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 """
 
 
-def _phone_pass(browser, root: str, site: Path, page_list: list[Path],
-                views: Views) -> dict[Path, tuple[list[Problem], list[DrawnFigure]]]:
-    """Every page (redirects aside) emulated on a phone: problems and figures per page."""
+def _phone_view(browser, root: str, site: Path, page: Path, views: Views,
+                loaded: bool) -> tuple[list[Problem], list[DrawnFigure]]:
+    """One page emulated on a phone (``loaded``: the page is in the window already, at the
+    desktop size): problems and the figures as drawn."""
     size = views.phone_size
+    rel = _rel(site, page)
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
-    found = {}
-    for page in page_list:
-        if refresh_target(page) is not None:
-            continue
-        rel = _rel(site, page)
-        browser.get(root + rel)
+    try:
+        if not loaded:
+            browser.get(root + rel)
         report = json.loads(browser.execute_async_script(NARROW_JS, views.max_figure_px))
         if "error" in report:
-            found[page] = ([Problem(rel, "page script failed", report["error"])], [])
-            continue
+            return [Problem(rel, "page script failed", report["error"])], []
         problems = [Problem(rel, kind, detail) for kind, detail in report["problems"]]
         if report["viewport"] > size[0]:
             problems.insert(0, Problem(rel, "not a phone-width layout",
                                        f"{report['viewport']} px wide, wanted {size[0]}"))
-        found[page] = (problems, [DrawnFigure(rel, f["src"], _image(site, page, f["src"]),
-                                              f["natural"], f["drawn"])
-                                  for f in report["figures"]])
         if (shot := _shot_path(views.phone_screenshots, rel)) is not None:
-            shot.parent.mkdir(parents=True, exist_ok=True)
             browser.execute_script("window.scrollTo(0, 0)")
-            shot.write_bytes(browser.get_screenshot_as_png())
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    return found
+            save_png(browser, shot)
+    finally:  # (left first: laying the page out again at the desktop size costs a second)
+        browser.get("about:blank")
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return problems, [DrawnFigure(rel, f["src"], _image(site, page, f["src"]), f["natural"],
+                                  f["drawn"]) for f in report["figures"]]
 
 
 def check_narrow_viewport(site: Path, screenshots: Path | None = None,
