@@ -2,11 +2,11 @@
 
 1. The chapters are executed into the build's cache as ``make book`` does (after
    ``make book`` nothing is run again), and Jupyter Book builds the book as a single HTML
-   page (``--builder singlehtml``) from that cache, with the book's own ``_config.yml``
-   plus, in a temporary copy (``_build/pdf/_config.yml``): ``book_tools.sphinx_pdf``, which
-   lets the single-page builder write the nodes that extensions register for ``html``
-   alone, and the LaTeX helper extension off (no LaTeX is involved). It builds into
-   ``_build/pdf/_build/singlehtml``, apart from the site.
+   page (``--builder singlehtml``) from that cache, into ``_build/singlehtml``. It uses the
+   book's own ``_config.yml``, which lists ``book_tools.sphinx_pdf`` (the single-page
+   builder writes the nodes that extensions register for ``html`` alone): so it shares the
+   site's environment in ``_build/.doctrees``, and after the site's build no page is read
+   again.
 2. Chromium (Debian's, under chromedriver as in ``site_check``) opens that page over a
    local HTTP server on 127.0.0.1, waits until every image has loaded and MathJax has
    typeset every equation, prepares the page for paper (solutions unfolded, the folded
@@ -29,8 +29,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-import yaml
 
 from book_tools.site_check import chromium, find_browser, serve
 
@@ -99,22 +97,6 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 """
 
 
-def pdf_config(source: Path, work: Path) -> Path:
-    """The book's _config.yml with the PDF build's changes, written into work/."""
-    config = yaml.safe_load((source / "_config.yml").read_text())
-    execute = config.setdefault("execute", {})
-    execute["execute_notebooks"] = "cache"
-    execute["cache"] = str(source / "_build" / ".jupyter_cache")  # make book's cache
-    config.setdefault("latex", {})["use_jupyterbook_latex"] = False
-    extensions = config.setdefault("sphinx", {}).setdefault("extra_extensions", [])
-    extensions.append("book_tools.sphinx_pdf")
-    work.mkdir(parents=True, exist_ok=True)
-    path = work / "_config.yml"
-    path.write_text("# Written by book_tools.pdf from _config.yml; do not edit.\n"
-                    + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-    return path
-
-
 def build_single_page(source: Path) -> Path:
     """Build the book as one HTML page; return the folder holding its index.html.
 
@@ -127,14 +109,10 @@ def build_single_page(source: Path) -> Path:
         for uri in execute():
             print(f"failed: {Path(uri).name} (the build runs it again and shows the error)")
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    work = source / "_build" / "pdf"
-    config = pdf_config(source, work)
-    # Its own output folder (and so its own doctrees): the site's build is left alone.
-    command = [str(jupyter_book), "build", str(source), "--builder", "singlehtml",
-               "--config", str(config), "--path-output", str(work)]
+    command = [str(jupyter_book), "build", str(source), "--builder", "singlehtml"]
     print("$", " ".join(command), flush=True)
     subprocess.run(command, check=True, cwd=source)
-    return work / "_build" / "singlehtml"
+    return source / "_build" / "singlehtml"
 
 
 def single_page(html: Path) -> str:

@@ -1,5 +1,7 @@
-"""Sphinx extension for the PDF build only (``book_tools.pdf`` adds it to a temporary
-configuration): lets the single-page HTML builder write every node the HTML builder writes.
+"""Sphinx extension for the PDF's single-page build (``book_tools.pdf``), listed in
+``_config.yml`` so that that build shares the site's configuration and environment: lets
+the single-page HTML builder write every node the HTML builder writes (a no-op for every
+other builder).
 
 Some extensions register their nodes' HTML writers for the ``html`` builder alone (MyST-NB's
 ``HideCodeCellNode`` for folded code cells, sphinx-jupyterbook-latex's ``HiddenCellNode``);
