@@ -37,8 +37,9 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
 
 
 def gelu_new(x: np.ndarray) -> np.ndarray:
-    """GPT-2's tanh approximation of GELU."""
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    """GPT-2's tanh approximation of GELU. (The cube as two products: numpy's float32
+    ``x**3`` calls pow, 20 times slower, and is no closer to the exact cube.)"""
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))))
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
