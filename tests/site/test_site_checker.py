@@ -57,6 +57,23 @@ def by_page(problems):
     return out
 
 
+def test_a_page_is_parsed_once_per_content_wherever_it_lies(site, tmp_path):
+    """A copy of the site shares the parses of its unchanged pages; a changed page is
+    parsed again, so a check of the copy sees the change."""
+    import shutil
+
+    from book_tools.site_check import anchors, soup
+
+    copy = tmp_path / "copy"
+    shutil.copytree(site, copy)
+    assert soup(copy / "book" / "clean.html") is soup(site / "book" / "clean.html")
+    page = copy / "book" / "page.html"
+    page.write_text(page.read_text().replace('id="there"', 'id="elsewhere"'))
+    assert soup(page) is not soup(site / "book" / "page.html")
+    assert "elsewhere" in anchors(page) and "there" not in anchors(page)
+    assert "there" in anchors(site / "book" / "page.html")
+
+
 def test_pages_are_found(site):
     assert [p.relative_to(site).as_posix() for p in pages(site)] == [
         "book/clean.html", "book/page.html", "index.html"]
