@@ -244,24 +244,32 @@ def check_rendering(site: Path) -> list[Problem]:
     problems = []
     for page in pages(site):
         rel, doc = _rel(site, page), soup(page)
-        for text in visible_text(doc):
-            for kind, pattern in RAW_MARKUP.items():
-                if pattern.search(text):
-                    problems.append(Problem(rel, kind, repr(text.strip()[:120])))
-        for cls, kind in ERROR_CLASSES.items():
-            for el in doc.find_all(class_=cls):
-                problems.append(Problem(rel, kind, repr(el.get_text(" ", strip=True)[:160])))
-        for el in doc.select(".cell_output, .output"):
-            text = el.get_text("\n")
-            if TRACEBACK.search(text):
-                problems.append(Problem(rel, "traceback in an output",
-                                        repr(TRACEBACK.search(text).group(0))))
+        problems += [Problem(rel, kind, detail) for kind, detail in _text_problems(_file(page))]
         for img in doc.find_all("img"):
             src = (img.get("src") or "").strip()
             issue = "<img> without src" if not src else _image_problem(site, page, src)
             if issue:
                 problems.append(Problem(rel, "missing image", f"{issue}: {src[:120]}"))
     return list(dict.fromkeys(problems))
+
+
+@functools.lru_cache(maxsize=256)
+def _text_problems(file: _File) -> tuple[tuple[str, str], ...]:
+    """(kind, detail) of what a page's text shows wrongly: raw MyST or TeX in the prose,
+    error boxes, tracebacks. Cached by the page's content (its images are checked apart:
+    they are other files)."""
+    doc, found = _soup(file), []
+    for text in visible_text(doc):
+        for kind, pattern in RAW_MARKUP.items():
+            if pattern.search(text):
+                found.append((kind, repr(text.strip()[:120])))
+    for cls, kind in ERROR_CLASSES.items():
+        for el in doc.find_all(class_=cls):
+            found.append((kind, repr(el.get_text(" ", strip=True)[:160])))
+    for el in doc.select(".cell_output, .output"):
+        if (m := TRACEBACK.search(el.get_text("\n"))):
+            found.append(("traceback in an output", repr(m.group(0))))
+    return tuple(found)
 
 
 # What SymPy's repr looks like: a derivation printed instead of typeset.
