@@ -24,12 +24,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import multiprocessing
 import os
 import re
-import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,21 +131,56 @@ def feedback_of(output: str) -> str:
     return " ".join(output.split())[-500:]
 
 
-def run_otter(sub: Submission, autograder: Path) -> list[Mark]:
-    """Grade one notebook with ``otter run``; one mark per exercise of its chapter."""
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-        env = {**os.environ, "ATTENTION_BOOK_LEDGER_DIR": str(Path(tmp) / "ledger")}
-        done = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder),
-                               "-o", tmp, str(sub.notebook)],
-                              capture_output=True, text=True, env=env)
-        results = Path(tmp) / "results.json"
-        if done.returncode != 0 or not results.is_file():
-            raise RuntimeError(f"{sub.notebook}: otter run failed:\n"
-                               f"{(done.stdout + done.stderr)[-2000:]}")
-        tests = json.loads(results.read_text())["tests"]
+def _otter_run(job: tuple[str, str, str]) -> int:
+    """In a forked worker (otter imported once, by the parent): ``otter run`` on one
+    notebook, results in ``out``, what it prints in ``out/otter.log``; 0 when it ran."""
+    notebook, autograder, out = job
+    log = os.open(os.path.join(out, "otter.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.environ["ATTENTION_BOOK_LEDGER_DIR"] = os.path.join(out, "ledger")
+    from otter.run import main as otter_run
+
+    try:
+        otter_run(notebook, autograder=autograder, output_dir=out)
+        status = 0
+    except BaseException:  # what otter raised is the grading's failure, told in the log
+        traceback.print_exc()
+        status = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return status
+
+
+def marks_of(sub: Submission, out: Path, status: int) -> list[Mark]:
+    """One mark per exercise of the chapter, from the results ``otter run`` wrote."""
+    results = out / "results.json"
+    if status != 0 or not results.is_file():
+        log = out / "otter.log"
+        said = log.read_text(errors="replace") if log.is_file() else ""
+        raise RuntimeError(f"{sub.notebook}: otter run failed:\n{said[-2000:]}")
+    tests = json.loads(results.read_text())["tests"]
     return [Mark(sub.student, sub.chapter, t["name"], float(t["score"]),
                  feedback_of(t.get("output", "")))
             for t in tests if "score" in t and "max_score" in t]
+
+
+def run_otter(submissions: list[Submission], zips: dict[str, Path], jobs: int = 2
+              ) -> list[Mark]:
+    """Grade each notebook with ``otter run`` against its chapter's autograder, ``jobs`` at a
+    time, each in a fresh forked process (otter, 2 s to import, is imported once here)."""
+    import otter.run  # noqa: F401  inherited by every forked worker
+
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        outs = [Path(tmp) / str(i) for i in range(len(submissions))]
+        for out in outs:
+            out.mkdir()
+        work = [(str(s.notebook), str(zips[s.chapter]), str(out))
+                for s, out in zip(submissions, outs, strict=True)]
+        with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
+            statuses = pool.map(_otter_run, work, chunksize=1)
+        return [m for s, out, status in zip(submissions, outs, statuses, strict=True)
+                for m in marks_of(s, out, status)]
 
 
 def columns(chapters: list[str]) -> list[str]:
@@ -189,9 +224,7 @@ def grade(folder: Path, assignments: Path, out: Path, jobs: int = 2) -> list[dic
     """Grade every submission in ``folder``; write scores.csv and feedback.csv in ``out``."""
     zips = autograders(assignments)
     submissions = find_submissions(folder, zips)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        marks = [m for ms in pool.map(lambda s: run_otter(s, zips[s.chapter]), submissions)
-                 for m in ms]
+    marks = run_otter(submissions, zips, jobs)
     labels = columns(sorted({s.chapter for s in submissions}))
     rows = score_rows(marks, labels)
     write_csv(out / "scores.csv", rows, ["student", *labels, "total"])
