@@ -24,17 +24,15 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import multiprocessing
-import os
 import re
 import sys
 import tempfile
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from book_tools.forked_calls import Call, run_forked, tail
 from book_tools.notebooks import REPO
 from book_tools.solutions import find_exercises
 
@@ -131,34 +129,12 @@ def feedback_of(output: str) -> str:
     return " ".join(output.split())[-500:]
 
 
-def _otter_run(job: tuple[str, str, str]) -> int:
-    """In a forked worker (otter imported once, by the parent): ``otter run`` on one
-    notebook, results in ``out``, what it prints in ``out/otter.log``; 0 when it ran."""
-    notebook, autograder, out = job
-    log = os.open(os.path.join(out, "otter.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.environ["ATTENTION_BOOK_LEDGER_DIR"] = os.path.join(out, "ledger")
-    from otter.run import main as otter_run
-
-    try:
-        otter_run(notebook, autograder=autograder, output_dir=out)
-        status = 0
-    except BaseException:  # what otter raised is the grading's failure, told in the log
-        traceback.print_exc()
-        status = 1
-    sys.stdout.flush()
-    sys.stderr.flush()
-    return status
-
-
 def marks_of(sub: Submission, out: Path, status: int) -> list[Mark]:
     """One mark per exercise of the chapter, from the results ``otter run`` wrote."""
     results = out / "results.json"
     if status != 0 or not results.is_file():
-        log = out / "otter.log"
-        said = log.read_text(errors="replace") if log.is_file() else ""
-        raise RuntimeError(f"{sub.notebook}: otter run failed:\n{said[-2000:]}")
+        raise RuntimeError(f"{sub.notebook}: otter run failed:\n"
+                           f"{tail(out / 'otter.log', 2000)}")
     tests = json.loads(results.read_text())["tests"]
     return [Mark(sub.student, sub.chapter, t["name"], float(t["score"]),
                  feedback_of(t.get("output", "")))
@@ -168,19 +144,21 @@ def marks_of(sub: Submission, out: Path, status: int) -> list[Mark]:
 def run_otter(submissions: list[Submission], zips: dict[str, Path], jobs: int = 2
               ) -> list[Mark]:
     """Grade each notebook with ``otter run`` against its chapter's autograder, ``jobs`` at a
-    time, each in a fresh forked process (otter, 2 s to import, is imported once here)."""
-    import otter.run  # noqa: F401  inherited by every forked worker
+    time, each in a process of its own with a ledger of its own."""
+    from otter.run import main as otter_run
 
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         outs = [Path(tmp) / str(i) for i in range(len(submissions))]
-        for out in outs:
+        calls = []
+        for sub, out in zip(submissions, outs, strict=True):
             out.mkdir()
-        work = [(str(s.notebook), str(zips[s.chapter]), str(out))
-                for s, out in zip(submissions, outs, strict=True)]
-        with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
-            statuses = pool.map(_otter_run, work, chunksize=1)
-        return [m for s, out, status in zip(submissions, outs, statuses, strict=True)
-                for m in marks_of(s, out, status)]
+            calls.append(Call(otter_run, (str(sub.notebook),),
+                              {"autograder": str(zips[sub.chapter]), "output_dir": str(out)},
+                              {"ATTENTION_BOOK_LEDGER_DIR": str(out / "ledger")},
+                              out / "otter.log"))
+        statuses = run_forked(calls, jobs)
+        return [m for sub, out, status in zip(submissions, outs, statuses, strict=True)
+                for m in marks_of(sub, out, status)]
 
 
 def columns(chapters: list[str]) -> list[str]:
