@@ -18,16 +18,14 @@ Usage: python -m book_tools.assignment OUT_DIR [--chapter NAME ...] [--no-run-te
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 
+from book_tools.forked_calls import Call, run_forked, tail
 from book_tools.notebooks import REPO, chapters
 from book_tools.otter_master import GRADING_FOLDER, master_notebook
 from book_tools.plain_notebook import book_context
@@ -65,19 +63,26 @@ def write_master(source: Path, masters: Path) -> Path:
     return path
 
 
-def otter_assign(master: Path, result: Path, run_tests: bool) -> str | None:
-    """Run ``otter assign``; None when it succeeded, else what it said."""
-    if result.exists():
-        shutil.rmtree(result)
-    command = [sys.executable, "-m", "otter", "assign", str(master), str(result)]
-    if not run_tests:
-        command.append("--no-run-tests")
-    with tempfile.TemporaryDirectory(prefix="assignment-ledger-") as ledger:
-        env = {**os.environ, "ATTENTION_BOOK_LEDGER_DIR": ledger}
-        done = subprocess.run(command, capture_output=True, text=True, env=env)
-    if done.returncode == 0:
-        return None
-    return f"{master.stem}: otter assign failed:\n{(done.stdout + done.stderr)[-3000:]}"
+def otter_assign(masters: list[Path], out: Path, run_tests: bool, jobs: int = 2
+                 ) -> list[str]:
+    """Run ``otter assign`` on each master into ``out/<chapter>``, ``jobs`` at a time, each
+    in a process of its own with a ledger of its own; what each failed one said."""
+    from otter.assign import main as assign
+
+    with tempfile.TemporaryDirectory(prefix="assignment-") as tmp:
+        calls = []
+        for i, master in enumerate(masters):
+            result = out / master.stem
+            if result.exists():
+                shutil.rmtree(result)
+            calls.append(Call(assign, (str(master), str(result)),
+                              {"no_run_tests": not run_tests},
+                              {"ATTENTION_BOOK_LEDGER_DIR": str(Path(tmp) / f"ledger-{i}")},
+                              Path(tmp) / f"{i}.log"))
+        statuses = run_forked(calls, jobs)
+        return [f"{master.stem}: otter assign failed:\n{tail(call.log, 3000)}"
+                for master, call, status in zip(masters, calls, statuses, strict=True)
+                if status != 0]
 
 
 README = """\
@@ -139,9 +144,7 @@ def generate(out: Path, sources: list[Path], run_tests: bool = True, jobs: int =
              ) -> list[str]:
     """Write the assignments of ``sources`` into ``out``; return the failures."""
     masters = [write_master(src, out / MASTERS) for src in sources]
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(lambda m: otter_assign(m, out / m.stem, run_tests), masters)
-        failures = [r for r in results if r is not None]
+    failures = otter_assign(masters, out, run_tests, jobs)
     (out / "README.md").write_text(README.format(table=exercise_table(sources)))
     return failures
 

@@ -24,17 +24,15 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import re
-import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from book_tools.forked_calls import Call, run_forked, tail
 from book_tools.notebooks import REPO
 from book_tools.solutions import find_exercises
 
@@ -131,21 +129,36 @@ def feedback_of(output: str) -> str:
     return " ".join(output.split())[-500:]
 
 
-def run_otter(sub: Submission, autograder: Path) -> list[Mark]:
-    """Grade one notebook with ``otter run``; one mark per exercise of its chapter."""
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-        env = {**os.environ, "ATTENTION_BOOK_LEDGER_DIR": str(Path(tmp) / "ledger")}
-        done = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder),
-                               "-o", tmp, str(sub.notebook)],
-                              capture_output=True, text=True, env=env)
-        results = Path(tmp) / "results.json"
-        if done.returncode != 0 or not results.is_file():
-            raise RuntimeError(f"{sub.notebook}: otter run failed:\n"
-                               f"{(done.stdout + done.stderr)[-2000:]}")
-        tests = json.loads(results.read_text())["tests"]
+def marks_of(sub: Submission, out: Path, status: int) -> list[Mark]:
+    """One mark per exercise of the chapter, from the results ``otter run`` wrote."""
+    results = out / "results.json"
+    if status != 0 or not results.is_file():
+        raise RuntimeError(f"{sub.notebook}: otter run failed:\n"
+                           f"{tail(out / 'otter.log', 2000)}")
+    tests = json.loads(results.read_text())["tests"]
     return [Mark(sub.student, sub.chapter, t["name"], float(t["score"]),
                  feedback_of(t.get("output", "")))
             for t in tests if "score" in t and "max_score" in t]
+
+
+def run_otter(submissions: list[Submission], zips: dict[str, Path], jobs: int = 2
+              ) -> list[Mark]:
+    """Grade each notebook with ``otter run`` against its chapter's autograder, ``jobs`` at a
+    time, each in a process of its own with a ledger of its own."""
+    from otter.run import main as otter_run
+
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        outs = [Path(tmp) / str(i) for i in range(len(submissions))]
+        calls = []
+        for sub, out in zip(submissions, outs, strict=True):
+            out.mkdir()
+            calls.append(Call(otter_run, (str(sub.notebook),),
+                              {"autograder": str(zips[sub.chapter]), "output_dir": str(out)},
+                              {"ATTENTION_BOOK_LEDGER_DIR": str(out / "ledger")},
+                              out / "otter.log"))
+        statuses = run_forked(calls, jobs)
+        return [m for sub, out, status in zip(submissions, outs, statuses, strict=True)
+                for m in marks_of(sub, out, status)]
 
 
 def columns(chapters: list[str]) -> list[str]:
@@ -189,9 +202,7 @@ def grade(folder: Path, assignments: Path, out: Path, jobs: int = 2) -> list[dic
     """Grade every submission in ``folder``; write scores.csv and feedback.csv in ``out``."""
     zips = autograders(assignments)
     submissions = find_submissions(folder, zips)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        marks = [m for ms in pool.map(lambda s: run_otter(s, zips[s.chapter]), submissions)
-                 for m in ms]
+    marks = run_otter(submissions, zips, jobs)
     labels = columns(sorted({s.chapter for s in submissions}))
     rows = score_rows(marks, labels)
     write_csv(out / "scores.csv", rows, ["student", *labels, "total"])

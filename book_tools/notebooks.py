@@ -15,12 +15,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jupytext
-import nbformat
+if TYPE_CHECKING:
+    import nbformat
 
-from book_tools.cloud_cell import add_cloud_cell, repository
-from book_tools.plain_notebook import book_context, plain_notebook
+# jupytext and the notebook writers (about 1 s to import) are imported where a notebook is
+# read or written: most importers only want chapters(), e.g. each step of the publishing
+# workflow that checks the site.
 
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
@@ -38,6 +40,8 @@ def chapters() -> list[Path]:
 
 
 def read(source: Path) -> nbformat.NotebookNode:
+    import jupytext
+
     return jupytext.read(source, fmt="md:myst")
 
 
@@ -46,6 +50,11 @@ def generate(out_dir: Path, sources: list[Path] | None = None,
     """Write one .ipynb per chapter into out_dir; return their paths. With ``cloud``, the
     notebooks to publish: plain Markdown (no MyST), no solutions, the Colab/Binder set-up
     cell."""
+    import nbformat
+
+    from book_tools.cloud_cell import add_cloud_cell, repository
+    from book_tools.plain_notebook import book_context, plain_notebook
+
     out_dir.mkdir(parents=True, exist_ok=True)
     url, branch = repository(REPO / "_config.yml")
     written = []

@@ -1,26 +1,38 @@
-"""The transparent GPT-2 against Hugging Face transformers as the reference implementation."""
+"""The transparent GPT-2 against Hugging Face transformers as the reference implementation.
+
+torch and transformers (about 4 s to import) are imported by the tests that use them, not at
+collection: every xdist worker collects this module, one runs it."""
 
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 
-warnings.filterwarnings("ignore", message="IProgress not found")
-from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
-from transformers.models.gpt2.modeling_gpt2 import GPT2Attention  # noqa: E402
-
-from attention_book.gpt2 import GPT2, KVCache, NotAvailable, attention, load_gpt2  # noqa: E402
+from attention_book.control import load_control
+from attention_book.gpt2 import KVCache, NotAvailable, attention, load_gpt2
 
 
-def _eager_config(**kw) -> GPT2Config:
-    cfg = GPT2Config(**kw)
-    cfg._attn_implementation = "eager"
-    return cfg
+@pytest.fixture(scope="module")
+def hf():
+    """torch and the transformers classes the tests compare against."""
+    import torch
 
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers.models.gpt2.modeling_gpt2 import GPT2Attention
 
-def _causal(T: int) -> torch.Tensor:
-    return torch.full((T, T), torch.finfo(torch.float32).min).triu(1)[None, None]
+    def eager_config(**kw) -> GPT2Config:
+        cfg = GPT2Config(**kw)
+        cfg._attn_implementation = "eager"
+        return cfg
+
+    def causal(T: int) -> torch.Tensor:
+        return torch.full((T, T), torch.finfo(torch.float32).min).triu(1)[None, None]
+
+    return SimpleNamespace(torch=torch, GPT2LMHeadModel=GPT2LMHeadModel,
+                           GPT2Attention=GPT2Attention, eager_config=eager_config,
+                           causal=causal)
 
 
 @pytest.fixture(scope="module")
@@ -29,37 +41,45 @@ def model():
 
 
 @pytest.fixture(scope="module")
-def random_full():
-    """A randomly initialised full-size GPT-2 (tied wte, MLP): exercises the whole-model path."""
-    torch.manual_seed(0)
-    ref = GPT2LMHeadModel(_eager_config()).eval()
-    tensors = {k.removeprefix("transformer."): v.detach().numpy().copy()
-               for k, v in ref.state_dict().items() if not k.startswith("lm_head")}
-    tensors = {k: v for k, v in tensors.items() if not k.endswith((".attn.bias", ".masked_bias"))}
-    return ref, GPT2(tensors)
+def random_full(hf):
+    """A randomly initialised full-size GPT-2 (tied wte, MLP): exercises the whole-model path.
+    The book's random-init control (transformers' own initialisation of GPT2LMHeadModel,
+    seed 0, cached by `make control`), as ours and loaded into transformers' model (built on
+    the meta device: its own initialisation would only be overwritten)."""
+    torch = hf.torch
+    ours = load_control()
+    with torch.device("meta"):
+        ref = hf.GPT2LMHeadModel(hf.eager_config())
+    ref.transformer.load_state_dict({k: torch.from_numpy(v) for k, v in ours.tensors.items()},
+                                    assign=True)
+    ref.tie_weights()
+    assert ref.lm_head.weight is ref.transformer.wte.weight
+    return ref.eval(), ours
 
 
 @pytest.mark.parametrize("causal", [True, False])
-def test_every_layer_matches_transformers(model, causal):
+def test_every_layer_matches_transformers(model, causal, hf):
     """Per layer on the real attention tensors, same inputs: patterns equal to 1e-5, outputs
     to 1e-5 of their scale (position 0's rows reach |out| ~ 1e3 in layer 11, where float32
     itself resolves only ~1e-4; relative differences measured are ~3e-7)."""
+    torch = hf.torch
     x = model.run(model.position_rows(24), mlp=False).residuals  # realistic inputs per layer
     for i in range(12):
         ours = attention(model.layers[i], x[i], causal=causal)
-        ref = GPT2Attention(_eager_config(), layer_idx=i).eval()
+        ref = hf.GPT2Attention(hf.eager_config(), layer_idx=i).eval()
         p = f"h.{i}.attn."
         ref.load_state_dict({k.removeprefix(p): torch.from_numpy(v)
                              for k, v in model.tensors.items() if k.startswith(p)})
         with torch.no_grad():
             out, pattern = ref(torch.from_numpy(ours.x_ln)[None],
-                               attention_mask=_causal(24) if causal else None)
+                               attention_mask=hf.causal(24) if causal else None)
         expected = out[0].numpy()
         assert np.abs(expected - ours.out).max() < 1e-5 * np.abs(expected).max(), i
         assert np.abs(pattern[0].numpy() - ours.pattern).max() < 1e-5, i
 
 
-def test_whole_model_logits_match_transformers(random_full):
+def test_whole_model_logits_match_transformers(random_full, hf):
+    torch = hf.torch
     ref, ours = random_full
     ids = np.random.default_rng(0).integers(0, 50257, 16)
     with torch.no_grad():
