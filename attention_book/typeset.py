@@ -17,9 +17,20 @@ def tex(part: object) -> str:
 
 def show(*parts: object, label: str = "") -> None:
     """Display one typeset line made of SymPy objects and LaTeX strings, e.g.
-    ``show(lhs, "=", rhs)``; ``label`` is a few words of text before it."""
+    ``show(lhs, "=", rhs)``; ``label`` is a few words of text before it, with any
+    mathematics in it between dollars: ``label="tied $W_K = W_V$:"``."""
     body = " ".join(tex(p) for p in parts)
-    display(Math(rf"\text{{{label}}}\quad {body}" if label else body))
+    display(Math(rf"{label_tex(label)}\quad {body}" if label else body))
+
+
+def label_tex(label: str) -> str:
+    """A label's LaTeX: its words as text, what stands between dollars as mathematics (TeX
+    inside ``\text{}`` would be shown as it is typed, backslashes and all)."""
+    pieces = label.split("$")
+    if len(pieces) % 2 == 0:
+        raise ValueError(f"a label's mathematics is opened with $ and never closed: {label!r}")
+    return "".join((piece if i % 2 else rf"\text{{{piece}}}") for i, piece in enumerate(pieces)
+                   if piece)
 
 
 def show_steps(*steps: tuple[str, object]) -> None:

@@ -389,6 +389,11 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
       raw.push(n.textContent.trim().slice(0, 100));
   }
   const text = e => e.textContent.slice(0, 80);
+  // TeX inside \\text{} is set as it was typed: a backslash drawn as a text glyph.
+  const texAsText = Array.from(document.querySelectorAll('mjx-container'))
+    .filter(m => m.querySelector('mjx-mtext mjx-c.mjx-c5C'))
+    .map(m => (Array.from(m.querySelectorAll('mjx-assistive-mml mtext')).map(t => t.textContent)
+               .find(t => t.includes('\\')) || 'a backslash set as text').slice(0, 100));
   const cut = Array.from(document.querySelectorAll('.cell_input pre, div.highlight pre'))
     .filter(e => e.scrollWidth > e.clientWidth + 1)
     .map(e => e.textContent.split('\n').reduce((a, b) => a.length >= b.length ? a : b, ''));
@@ -399,6 +404,7 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     mjx: document.querySelectorAll('mjx-container').length,
     merrors: Array.from(document.querySelectorAll('mjx-merror')).map(text),
     raw: raw,
+    texAsText: texAsText,
     images: imgs.length,
     broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src')),
     height: Math.max(document.body.scrollHeight, document.documentElement.scrollHeight),
@@ -441,6 +447,8 @@ def inspect_page(browser, url: str, rel: str, screenshot: Path | None) -> list[P
                  for t in report["untypeset"][:10]]
     problems += [Problem(rel, "MathJax error", t) for t in report["merrors"][:10]]
     problems += [Problem(rel, "raw TeX in the text", repr(t)) for t in report["raw"][:10]]
+    problems += [Problem(rel, "TeX shown as text in typeset math", repr(t))
+                 for t in report["texAsText"][:10]]
     problems += [Problem(rel, "image did not load", str(src)) for src in report["broken"]]
     problems += [Problem(rel, f"code cut off at a {WINDOW[0]}-px window", repr(line))
                  for line in report["cut"][:10]]

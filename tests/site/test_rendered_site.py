@@ -71,7 +71,8 @@ def test_every_page_has_a_screenshot(browser_run):
 
 
 def test_a_broken_link_and_a_missing_figure_in_the_real_site_are_caught(tmp_path, browser_run):
-    """Damage a copy of this build (one link, one figure) and watch every layer object."""
+    """Damage a copy of this build (one link, one figure, one label typed as TeX) and watch
+    every layer object."""
     copy = tmp_path / "html"
     shutil.copytree(SITE, copy)
     with_figure = next((p for p in pages(copy) if soup(p).find("img", src=re.compile(
@@ -80,6 +81,12 @@ def test_a_broken_link_and_a_missing_figure_in_the_real_site_are_caught(tmp_path
     src = soup(with_figure).find("img", src=re.compile(r"_images/"))["src"]
     figure, _ = resolve_url(copy, with_figure, src)
     figure.unlink()
+    # TeX inside \text{} (a label typed as TeX): MathJax typesets it, backslashes and all
+    html = with_figure.read_text()
+    assert "</article>" in html
+    with_figure.write_text(html.replace("</article>", '<p><span class="math notranslate '
+                                        'nohighlight">\\(\\text{\\alpha:}\\quad x\\)</span>'
+                                        '</p></article>', 1))
     intro = copy / "book" / "intro.html"
     text = intro.read_text()
     assert 'href="claims_ledger.html"' in text
@@ -94,6 +101,8 @@ def test_a_broken_link_and_a_missing_figure_in_the_real_site_are_caught(tmp_path
     assert new(check_rendering) == [f"{page}: missing image: image file missing: {src}"]
     seen, _ = check_in_browser(copy, None, only=[with_figure])
     assert f"{page}: image did not load: {src}" in [str(p) for p in seen], seen
+    assert f"{page}: TeX shown as text in typeset math: '\\\\alpha:'" in [str(p) for p in seen], \
+        seen
 
 
 def claim_sections() -> list[tuple[str, str, Path, object]]:
