@@ -11,6 +11,7 @@ BUILD_FLAGS = --warningiserror --keep-going
 export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
+        book-checks background-checks standin \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
         pages-check deploy-guard publish-rehearsal hub-revision grade slides
 NOTEBOOKS = _build/notebooks
@@ -29,10 +30,23 @@ book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-# After the strict build, the PDF and the checks of the site run side by side (2 cores).
-test: workflow-lint lint unit chapters rehearsal strict-book
-	$(MAKE) -j2 pdf site
+# Two chains side by side, since neither reads what the other writes. The book's chain
+# (book-checks) is the longer: every chapter under nbval, the strict build that renders
+# that execution, then the PDF and the site's checks, whose browsers wait on pages as
+# often as they compute. The unit tests and the rehearsal run beside it at a lower
+# priority (nice 10) and take the cycles it leaves. The rehearsal's stand-in and its
+# controls are made first: a unit test reads the stand-in too. Each target's output is
+# printed whole, when it is done.
+test: workflow-lint lint standin
+	$(MAKE) -j2 --output-sync=target book-checks background-checks
 	$(MAKE) publish-rehearsal
+
+book-checks: chapters
+	$(MAKE) strict-book
+	$(MAKE) -j2 pdf site
+
+background-checks:
+	nice -n 10 $(MAKE) -j2 unit rehearsal
 
 # The chapters are linted through jupytext's Python view of them. Not enforced there: the
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
@@ -64,6 +78,11 @@ chapters: notebooks control
 	rm -rf $(EXECUTED)
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
 	  -p book_tools.nbval_record --record-executed $(EXECUTED) -n 2 --dist loadfile $(NOTEBOOKS)
+
+# The rehearsal's stand-in (book_tools.standin: the real attention tensors with synthetic wte
+# and MLP weights) and its controls, in _build/standin and the user cache; kept when current.
+standin: control
+	$(BIN)/python -m book_tools.rehearsal --prepare
 
 # Every chapter on the full-shaped rehearsal stand-in (the real attention tensors with
 # synthetic wte and MLP weights, never GPT-2), two at a time: the branches that only the

@@ -15,8 +15,9 @@ Writes Markdown tables to _build/bench.md and prints them:
   cold run. The file itself is in the operating system's page cache in both. The full-size
   rehearsal stand-in is timed too when ``_build/standin`` holds one (``make rehearsal``
   builds it); hashing its 500 MB happens once per file, so its cold row has no target;
-* with ``--stages``, every stage of ``make test`` run on its own and timed
-  (``book_tools.bench_stages``; about as long as ``make test``).
+* with ``--stages``, every stage of ``make test`` run as ``make test`` runs it (side by
+  side where it does) and timed, target by target (``book_tools.bench_stages``; about as
+  long as ``make test``).
 
 Usage: python -m book_tools.bench [--load-only] [--stages] [--make-flag=-o ...]
 """
@@ -237,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--load-only", action="store_true", help="only the checkpoint's load time")
     ap.add_argument("--stages", action="store_true",
-                    help="also run and time every stage of make test (as long as make test)")
+                    help="also run and time every stage of make test, as it runs them")
     ap.add_argument("--make-flag", action="append", default=[],
                     help="passed to make for each stage (e.g. --make-flag=-o.venv/.installed)")
     args = ap.parse_args(argv)
@@ -254,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += ["", *chapter_rows(runs), "", *cell_rows(runs)]
     if args.stages:
         done = time_stages(REPO / "_build" / "bench-logs", args.make_flag)
-        ok &= all(t.ok for timed, _ in done for t in timed)
+        ok &= all(stage.ok for stage in done)
         rows += ["", *stage_rows(done)]
     table = "\n".join(rows) + "\n"
     (REPO / "_build").mkdir(exist_ok=True)

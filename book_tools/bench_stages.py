@@ -1,13 +1,17 @@
-"""The stages of ``make test``, each run on its own and timed (for ``book_tools.bench``).
+"""The stages of ``make test``, run as it runs them and timed (for ``book_tools.bench``).
 
 The stages are read from the Makefile's ``test`` rule: each prerequisite is a stage run
-alone, in order; a ``$(MAKE) -jN A B`` line of its recipe is one stage whose targets run
-side by side (each is timed, and so is the pair). A stage that fails stops the timing
-there: what follows depends on it.
+alone, in order; a ``[nice -n N] $(MAKE) [options] A B`` line of its recipe is one stage
+whose targets run side by side, at that niceness (each is timed, and so is the stage). A
+target whose own rule is such a chain (``book-checks``: its prerequisites, then its
+``$(MAKE)`` lines) is timed stage by stage in the same way, inside its place beside the
+others. A stage that fails stops the timing of its chain there: what follows depends on
+it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import time
@@ -17,8 +21,15 @@ from pathlib import Path
 
 from book_tools.notebooks import REPO
 
-RULE = re.compile(r"^test:([^\n]*)\n((?:\t[^\n]*\n)*)", re.M)
-SUB_MAKE = re.compile(r"\$\(MAKE\)\s+(?:-j\s*\d+\s+)?(.+)$")
+SUB_MAKE = re.compile(r"^(?:nice -n (\d+)\s+)?\$\(MAKE\)\s+(.+)$")
+
+
+@dataclass(frozen=True)
+class Group:
+    """Targets run side by side, at a niceness."""
+
+    targets: list[str]
+    nice: int = 0
 
 
 @dataclass(frozen=True)
@@ -26,56 +37,121 @@ class Timed:
     target: str
     seconds: float
     ok: bool
-    log: Path
+    log: Path | None  # None for a chain: its stages have the logs
+    parts: tuple[Stage, ...] = ()  # a chain's own stages, in order
 
 
-def stages_of_test(makefile: Path = REPO / "Makefile") -> list[list[str]]:
-    """The stages of ``make test``: groups of targets, a group's targets side by side."""
-    match = RULE.search(makefile.read_text())
+@dataclass(frozen=True)
+class Stage:
+    targets: tuple[Timed, ...]  # side by side
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return all(t.ok for t in self.targets)
+
+
+def _rule(text: str, target: str) -> tuple[list[str], list[str]] | None:
+    """A target's prerequisites and recipe lines, or None when it has no rule."""
+    match = re.search(rf"^{re.escape(target)}:([^\n]*)\n((?:\t[^\n]*\n)*)", text, re.M)
     if match is None:
-        raise ValueError(f"{makefile} has no 'test:' rule to time")
-    stages = [[t] for t in match.group(1).split()]
-    for line in match.group(2).splitlines():
-        if (sub := SUB_MAKE.search(line.strip())) is not None:
-            stages.append(sub.group(1).split())
+        return None
+    prerequisites = match.group(1).split("|")[0].split()
+    return prerequisites, [line.strip() for line in match.group(2).splitlines()]
+
+
+def stages_of(target: str, makefile: Path = REPO / "Makefile") -> list[Group] | None:
+    """A chain's stages (groups of targets, a group's targets side by side), or None when
+    the target's recipe is not a chain of ``$(MAKE)`` lines."""
+    text = makefile.read_text()
+    rule = _rule(text, target)
+    if rule is None:
+        raise ValueError(f"{makefile} has no '{target}:' rule to time")
+    prerequisites, recipe = rule
+    subs = [SUB_MAKE.match(line) for line in recipe]
+    if not recipe or not all(subs):
+        return None
+    return [Group([p]) for p in prerequisites] + [
+        Group([t for t in m.group(2).split() if not t.startswith("-")], int(m.group(1) or 0))
+        for m in subs]
+
+
+def stages_of_test(makefile: Path = REPO / "Makefile") -> list[Group]:
+    stages = stages_of("test", makefile)
+    if stages is None:
+        raise ValueError(f"{makefile}'s 'test:' recipe is not a chain of $(MAKE) lines")
     return stages
 
 
-def _run(target: str, logs: Path, make_flags: list[str]) -> Timed:
+def _run(target: str, nice: int, logs: Path, make_flags: list[str]) -> Timed:
+    if (chain := stages_of(target)) is not None:
+        start = time.perf_counter()
+        parts = _run_chain(chain, logs, make_flags, nice)
+        return Timed(target, time.perf_counter() - start, all(s.ok for s in parts), None,
+                     tuple(parts))
     log = logs / f"{target}.log"
     start = time.perf_counter()
     with log.open("w") as out:
-        status = subprocess.call(["make", *make_flags, target], cwd=REPO, stdout=out,
+        status = subprocess.call([*(["nice", "-n", str(nice)] if nice else []), "make",
+                                  *make_flags, target], cwd=REPO, stdout=out,
                                  stderr=subprocess.STDOUT)
     return Timed(target, time.perf_counter() - start, status == 0, log)
 
 
-def time_stages(logs: Path, make_flags: list[str]) -> list[tuple[list[Timed], float]]:
-    """Run every stage of ``make test``; (its targets timed, the stage's wall time)."""
-    logs.mkdir(parents=True, exist_ok=True)
+def _run_chain(chain: list[Group], logs: Path, make_flags: list[str], nice: int = 0
+               ) -> list[Stage]:
     done = []
-    for stage in stages_of_test():
+    for group in chain:
         start = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=len(stage)) as pool:
-            timed = list(pool.map(lambda t: _run(t, logs, make_flags), stage))
-        done.append((timed, time.perf_counter() - start))
+        with ThreadPoolExecutor(max_workers=len(group.targets)) as pool:
+            run = functools.partial(_run, nice=nice + group.nice, logs=logs,
+                                    make_flags=make_flags)
+            timed = tuple(pool.map(run, group.targets))
+        done.append(Stage(timed, time.perf_counter() - start))
         print(" + ".join(f"{t.target} {t.seconds:.0f} s{'' if t.ok else ' FAILED'}"
                          for t in timed), flush=True)
-        if not all(t.ok for t in timed):
+        if not done[-1].ok:
             break
     return done
 
 
-def stage_rows(done: list[tuple[list[Timed], float]]) -> list[str]:
-    """The stages as Markdown table rows, and their total."""
+def time_stages(logs: Path, make_flags: list[str]) -> list[Stage]:
+    """Run every stage of ``make test`` as it runs them; each stage and target timed."""
+    logs.mkdir(parents=True, exist_ok=True)
+    return _run_chain(stages_of_test(), logs, make_flags)
+
+
+def _status(t: Timed) -> str:
+    if t.ok:
+        return "ok"
+    return f"FAILED (log: {t.log})" if t.log else "FAILED"
+
+
+def _rows(stages: list[Stage] | tuple[Stage, ...], depth: int) -> list[str]:
+    indent = "&nbsp;&nbsp;" * depth
+    rows = []
+    for stage in stages:
+        inner = depth
+        if len(stage.targets) > 1:
+            names = " and ".join(t.target for t in stage.targets)
+            rows.append(f"| {indent}{names}, side by side | {stage.seconds:.0f} | "
+                        f"{'ok' if stage.ok else 'FAILED'} |")
+            inner = depth + 1
+        for t in stage.targets:
+            if len(stage.targets) > 1 or t.parts:
+                rows.append(f"| {'&nbsp;&nbsp;' * inner}{t.target}"
+                            f"{', in turn:' if t.parts else ''} | {t.seconds:.0f} | "
+                            f"{_status(t)} |")
+            else:
+                rows.append(f"| {indent}{t.target} | {t.seconds:.0f} | {_status(t)} |")
+            rows += _rows(t.parts, inner + 1)
+    return rows
+
+
+def stage_rows(done: list[Stage]) -> list[str]:
+    """The stages as Markdown table rows (a chain's stages indented under it), and their
+    total."""
     rows = ["| stage of `make test` | wall time (s) | status |", "|---|---:|---|"]
-    for timed, wall in done:
-        if len(timed) > 1:
-            rows.append(f"| {' and '.join(t.target for t in timed)}, side by side | "
-                        f"{wall:.0f} | {'ok' if all(t.ok for t in timed) else 'FAILED'} |")
-        for t in timed:
-            indent = "&nbsp;&nbsp;" if len(timed) > 1 else ""
-            rows.append(f"| {indent}{t.target} | {t.seconds:.0f} | "
-                        f"{'ok' if t.ok else f'FAILED (log: {t.log})'} |")
-    rows.append(f"| **total** | **{sum(wall for _, wall in done):.0f}** | |")
+    rows += _rows(done, 0)
+    rows.append(f"| **total** | **{sum(s.seconds for s in done):.0f}** | |")
     return rows

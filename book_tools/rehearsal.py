@@ -18,7 +18,7 @@ the weights are, a claim that needs the full checkpoint recorded as "not verifie
 build" (its full branch did not run although the tensors were there), or a claim
 recorded as verified on GPT-2.
 
-Usage: python -m book_tools.rehearsal [chapter.md ...] [--jobs 2] [--out DIR]
+Usage: python -m book_tools.rehearsal [chapter.md ...] [--jobs 2] [--out DIR] | --prepare
 Exit status 0 when every chapter passes, 1 otherwise, 2 when the stand-in cannot be built.
 """
 
@@ -221,17 +221,35 @@ def _environment(standin_dir: Path, ledger: Path) -> dict[str, str]:
     return env
 
 
+def prepare(standin_dir: Path | None = None) -> Path:
+    """Build the stand-in (kept when current) and its controls in the user cache, as
+    ``make control`` does for GPT-2, before any chapter starts: else the first two chapters
+    both build them at once. Returns the stand-in's folder."""
+    import subprocess
+
+    from attention_book.checkpoint import CheckpointError
+    from book_tools import standin
+
+    standin_dir = standin.build(standin_dir)
+    env = _environment(standin_dir, OUT / "ledger")  # (no chapter runs: no ledger written)
+    done = subprocess.run([sys.executable, "-c", "from attention_book.chapter import subjects; "
+                           "subjects()"], env=env, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CheckpointError("the stand-in's controls could not be built: "
+                              + done.stderr.strip()[-600:])
+    return standin_dir
+
+
 def rehearse(sources: list[Path], out: Path = OUT, jobs: int = 2,
              standin_dir: Path | None = None) -> list[Result]:
     """Build the stand-in, run the chapters on it, and judge each one."""
-    from book_tools import standin
     from book_tools.notebooks import generate
 
     out = out.resolve()
     ledger = out / "ledger"
     if ledger == PUBLISHED_LEDGER.resolve():
         raise ValueError("the rehearsal never writes the published ledger (_build/ledger)")
-    standin_dir = standin.build(standin_dir)
+    standin_dir = prepare(standin_dir)
     for sub in ("ledger", "notebooks", "executed", "reports"):
         shutil.rmtree(out / sub, ignore_errors=True)
     ledger.mkdir(parents=True)
@@ -273,11 +291,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sources", nargs="*", type=Path, help="chapters (default: all)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--prepare", action="store_true",
+                    help="only build the stand-in and its controls (what a run starts with)")
     args = ap.parse_args(argv)
 
     from attention_book.checkpoint import CheckpointError
     from book_tools.notebooks import chapters
 
+    if args.prepare:
+        try:
+            prepare()
+        except CheckpointError as e:
+            print(f"rehearsal: the stand-in cannot be built: {e}", file=sys.stderr)
+            return 2
+        return 0
     sources = args.sources or chapters()
     start = time.perf_counter()
     print(f"rehearsal: {len(sources)} chapters on the full-shaped stand-in, "

@@ -5,6 +5,7 @@ artifact check and the offline rehearsal of the publishing workflow, passing and
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -67,10 +68,12 @@ def test_permissions_are_granted_per_job_and_only_the_notebooks_job_writes():
 
 
 def test_cache_keys_carry_the_hub_revision_and_the_requirements():
-    # (--no-print-directory: under another make, as in make bench, make announces the folder)
-    revision = subprocess.run(["make", "-s", "--no-print-directory", "hub-revision"], cwd=REPO,
-                              capture_output=True,
-                              text=True, check=True).stdout.strip()
+    # As a workflow step runs it: not under another make (make test, make bench), whose
+    # flags would have it announce the folder and sync its output into blocks.
+    alone = {k: v for k, v in os.environ.items()
+             if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    revision = subprocess.run(["make", "-s", "hub-revision"], cwd=REPO, env=alone,
+                              capture_output=True, text=True, check=True).stdout.strip()
     assert revision == HUB_REVISION
     for name in ("tests.yml", "pages.yml"):
         keys = {s["name"]: s["with"]["key"] for s in steps(workflow(name))

@@ -1,0 +1,65 @@
+"""make bench times make test's stages as make test runs them: read from the Makefile,
+side by side where a $(MAKE) line runs several targets, a chain's stages inside it."""
+
+from pathlib import Path
+
+from book_tools.bench_stages import Group, Stage, Timed, stage_rows, stages_of, stages_of_test
+
+MAKEFILE = """\
+test: lint standin
+\t$(MAKE) -j2 --output-sync=target book-checks background
+\t$(MAKE) publish
+
+book-checks: chapters | notebooks
+\t$(MAKE) strict-book
+\t$(MAKE) -j2 pdf site
+
+background:
+\tnice -n 10 $(MAKE) -j2 unit rehearsal
+
+unit: control
+\tpython -m pytest tests
+"""
+
+
+def test_the_stages_are_read_from_the_rules(tmp_path):
+    makefile = tmp_path / "Makefile"
+    makefile.write_text(MAKEFILE)
+    assert stages_of_test(makefile) == [Group(["lint"]), Group(["standin"]),
+                                        Group(["book-checks", "background"]),
+                                        Group(["publish"])]
+    assert stages_of("book-checks", makefile) == [Group(["chapters"]), Group(["strict-book"]),
+                                                  Group(["pdf", "site"])]
+    assert stages_of("background", makefile) == [Group(["unit", "rehearsal"], nice=10)]
+    assert stages_of("unit", makefile) is None  # a command, timed as one target
+
+
+def test_the_repositorys_test_rule_runs_every_stage_with_the_book_chain_beside_the_rest():
+    def flat(target, nice=0):
+        stages = stages_of(target)
+        if stages is None:
+            return [(target, nice)]
+        return [x for g in stages for t in g.targets for x in flat(t, nice + g.nice)]
+
+    ran = dict(flat("test"))
+    assert {"unit", "rehearsal", "chapters", "strict-book", "pdf", "site", "lint",
+            "publish-rehearsal"} <= set(ran)
+    assert ran["chapters"] == ran["pdf"] == ran["site"] == 0  # the long chain: not niced
+    assert Group(["pdf", "site"]) in stages_of("book-checks")
+
+
+def test_a_chain_is_reported_stage_by_stage_under_its_place():
+    log = Path("x.log")
+    book = Timed("book-checks", 200, False, None, (
+        Stage((Timed("chapters", 50, True, log),), 50),
+        Stage((Timed("pdf", 140, True, log), Timed("site", 150, False, log)), 150)))
+    done = [Stage((Timed("lint", 2, True, log),), 2),
+            Stage((Timed("unit", 60, True, log), book), 200)]
+    rows = stage_rows(done)
+    text = "\n".join(rows)
+    assert "| lint | 2 | ok |" in rows
+    assert "| unit and book-checks, side by side | 200 | FAILED |" in rows
+    assert "| &nbsp;&nbsp;book-checks, in turn: | 200 | FAILED |" in rows
+    assert "| &nbsp;&nbsp;&nbsp;&nbsp;chapters | 50 | ok |" in rows
+    assert "| &nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;site | 150 | FAILED (log: x.log) |" in text
+    assert rows[-1] == "| **total** | **202** | |"
