@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def _column_major64(a: np.ndarray) -> np.ndarray:
+def column_major64(a: np.ndarray) -> np.ndarray:
     """a in float64, each matrix stored column by column: LAPACK's layout, so that
     numpy hands it over without a transposing copy (same values, same result)."""
     return np.swapaxes(np.swapaxes(a, -1, -2).astype(np.float64, order="C"), -1, -2)
@@ -23,8 +23,8 @@ def _column_major64(a: np.ndarray) -> np.ndarray:
 
 def factored_singular_values(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Singular values of A @ B^T (descending) for A, B of shape [..., d, k], k <= d."""
-    r_a = np.linalg.qr(_column_major64(np.asarray(A)), mode="r")  # only R is needed
-    r_b = np.linalg.qr(_column_major64(np.asarray(B)), mode="r")
+    r_a = np.linalg.qr(column_major64(np.asarray(A)), mode="r")  # only R is needed
+    r_b = np.linalg.qr(column_major64(np.asarray(B)), mode="r")
     return np.linalg.svd(r_a @ np.swapaxes(r_b, -1, -2), compute_uv=False)
 
 

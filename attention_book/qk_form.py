@@ -49,7 +49,11 @@ class Grams:
 
     @classmethod
     def of_model(cls, model) -> Grams:
-        return cls.of(*lenses(model))
+        """Every head's blocks, [n_layer, n_head, d_k, d_k]: ``Grams.of(*lenses(model))``
+        one layer at a time, so with no float64 copy of all the lenses at once."""
+        per_layer = [cls.of(w.W_Q, w.W_K) for w in model.layers]
+        return cls(*(np.stack([getattr(g, part) for g in per_layer])
+                     for part in ("qq", "qk", "kk")))
 
     @property
     def full(self) -> np.ndarray:

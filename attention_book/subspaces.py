@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .circuits import column_major64
+
 
 def orthonormal_basis(W: np.ndarray, *, with_singular_values: bool = False
                       ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
@@ -26,6 +28,13 @@ def orthonormal_basis(W: np.ndarray, *, with_singular_values: bool = False
     inv_sqrt = (evecs / np.sqrt(evals)[..., None, :]) @ np.swapaxes(evecs, -1, -2)
     basis = W @ inv_sqrt
     return (basis, np.sqrt(evals[..., ::-1])) if with_singular_values else basis
+
+
+def qr_basis(W: np.ndarray) -> np.ndarray:
+    """The Q [..., d, k] of the thin QR factorisation of W [..., d, k] in float64: the
+    same numbers as ``np.linalg.qr(W.astype(np.float64))[0]`` (LAPACK reads the same
+    columns), handed over in LAPACK's layout, so with no transposing copy per matrix."""
+    return np.linalg.qr(column_major64(np.asarray(W)))[0]
 
 
 def whitener(W: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ from attention_book.subspaces import (
     overlap,
     principal_cosines,
     principal_cosines_gram,
+    qr_basis,
     random_frames,
     whitener,
 )
@@ -92,3 +93,12 @@ def test_rank_deficient_input_is_refused():
     W = np.ones((5, 2))
     with pytest.raises(ValueError):
         orthonormal_basis(W)
+
+
+def test_qr_basis_is_numpys_qr_of_the_float64_copy_bit_for_bit():
+    # a strided float32 stack, as a layer's W_V^h are views into c_attn
+    fused = np.random.default_rng(8).standard_normal((60, 3 * 4 * 5)).astype(np.float32)
+    W = fused[:, 40:].reshape(60, 4, 5).transpose(1, 0, 2)
+    expected = np.linalg.qr(W.astype(np.float64))[0]
+    assert np.array_equal(qr_basis(W), expected)
+    assert np.array_equal(qr_basis(W[0]), expected[0])
