@@ -11,7 +11,7 @@ BUILD_FLAGS = --warningiserror --keep-going
 export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
-        book-checks background-checks standin \
+        chapters-and-book background-rehearsal standin \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
         pages-check deploy-guard publish-rehearsal hub-revision grade slides
 NOTEBOOKS = _build/notebooks
@@ -30,23 +30,23 @@ book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-# Two chains side by side, since neither reads what the other writes. The book's chain
-# (book-checks) is the longer: every chapter under nbval, the strict build that renders
-# that execution, then the PDF and the site's checks, whose browsers wait on pages as
-# often as they compute. The unit tests and the rehearsal run beside it at a lower
-# priority (nice 10) and take the cycles it leaves. The rehearsal's stand-in and its
-# controls are made first: a unit test reads the stand-in too. Each target's output is
-# printed whole, when it is done.
+# In two phases of chains side by side, since none reads what another writes. First
+# every chapter under nbval and then the strict build that renders that execution
+# (chapters-and-book), beside the unit tests. Then the PDF and the site's checks, whose
+# browsers wait on pages as often as they compute, beside the rehearsal, which runs at a
+# lower priority (nice 10) and takes the cycles they leave. The rehearsal's stand-in and
+# its controls are made first: a unit test reads the stand-in too. Each target's output
+# is printed whole, when it is done.
 test: workflow-lint lint standin
-	$(MAKE) -j2 --output-sync=target book-checks background-checks
+	$(MAKE) -j2 --output-sync=target chapters-and-book unit
+	$(MAKE) -j3 --output-sync=target pdf site background-rehearsal
 	$(MAKE) publish-rehearsal
 
-book-checks: chapters
+chapters-and-book: chapters
 	$(MAKE) strict-book
-	$(MAKE) -j2 pdf site
 
-background-checks:
-	nice -n 10 $(MAKE) -j2 unit rehearsal
+background-rehearsal:
+	nice -n 10 $(MAKE) rehearsal
 
 # The chapters are linted through jupytext's Python view of them. Not enforced there: the
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
