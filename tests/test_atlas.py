@@ -1,10 +1,19 @@
-"""The atlas's pieces that need no build: head mentions to links, roles, evidence."""
+"""The atlas's pieces that need no build: head mentions to links, roles, evidence, when
+the page is read again."""
+
+from types import SimpleNamespace
 
 import pytest
 
 from attention_book.head_roles import load_roles, parse_head, roles_of
 from book_tools.atlas import evidence
-from book_tools.sphinx_atlas import link_text, mention_spans
+from book_tools.sphinx_atlas import (
+    ATLAS_DOC,
+    atlas_inputs,
+    link_text,
+    mention_spans,
+    reread_when_inputs_changed,
+)
 
 
 def names(text):
@@ -49,3 +58,22 @@ def test_evidence_agrees_only_when_the_measure_says_so():
     heads = {"2.2": {"previous_token_score": 0.9}, "4.11": {"previous_token_score": 0.1}}
     assert evidence("2.2", prev, heads)["agrees"] is True
     assert evidence("4.11", prev, heads)["agrees"] is False
+
+
+def test_the_atlas_is_read_again_only_when_what_it_is_computed_from_changed(
+        tmp_path, monkeypatch):
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"x")
+    monkeypatch.setenv("GPT2_CHECKPOINT", str(tmp_path))
+    env = SimpleNamespace(found_docs={ATLAS_DOC, "book/intro"})
+    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
+    env.atlas_inputs = atlas_inputs()
+    assert reread_when_inputs_changed(None, env, set(), set(), set()) == []
+    weights.write_bytes(b"other weights")            # the same path, another file
+    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
+    env.atlas_inputs = atlas_inputs()
+    monkeypatch.setenv("ATTENTION_BOOK_ALLOW_MODIFIED", "1")
+    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
+    monkeypatch.setenv("GPT2_CHECKPOINT", str(tmp_path / "nowhere"))
+    assert atlas_inputs() is None
+    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
