@@ -413,14 +413,22 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 """
 
 
+# Scrolls to the top and returns once two frames have been drawn: the first frame after a
+# resize lays the page out at the new size, the second is painted from that layout.
+NEXT_FRAME_JS = """
+const done = arguments[arguments.length - 1];
+window.scrollTo(0, 0);
+requestAnimationFrame(() => requestAnimationFrame(() => done()));
+"""
+
+
 def _screenshot(browser, path: Path, height: int) -> None:
     """The whole page (up to MAX_SCREENSHOT_HEIGHT): the window is made as tall as the page.
 
     (Chromium's captureBeyondViewport drew some tall pages shifted sideways; a real tall
     window draws them as a reader sees them.)"""
     browser.set_window_size(WINDOW[0], min(height + 150, MAX_SCREENSHOT_HEIGHT))
-    browser.execute_script("window.scrollTo(0, 0)")
-    time.sleep(0.2)  # one relayout at the new size
+    browser.execute_async_script(NEXT_FRAME_JS)  # laid out and painted at the new size
     save_png(browser, path)
     browser.set_window_size(*WINDOW)
 
