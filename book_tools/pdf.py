@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from book_tools.site_check import chromium, find_browser, serve
+from book_tools.site_check import at_top_and_painted, chromium, find_browser, serve
 
 REPO = Path(__file__).resolve().parent.parent
 A4 = (8.27, 11.69)  # inches
@@ -149,7 +149,7 @@ def print_to_pdf(html: Path, out: Path) -> dict:
         if "error" in report:
             raise RuntimeError(f"preparing the page failed: {report['error']}")
         print(f"page ready in {time.perf_counter() - start:.0f} s; printing", flush=True)
-        time.sleep(0.5)  # one relayout after the changes
+        at_top_and_painted(browser)  # laid out again after the changes
         result = browser.execute_cdp_cmd("Page.printToPDF", {
             "paperWidth": A4[0], "paperHeight": A4[1],
             "marginTop": MARGIN, "marginBottom": MARGIN,

@@ -413,13 +413,19 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 """
 
 
-# Scrolls to the top and returns once two frames have been drawn: the first frame after a
-# resize lays the page out at the new size, the second is painted from that layout.
+# Returns once two frames have been drawn: the first frame after a change (a resize, an
+# emulated device, edited styles) lays the page out again, the second is painted from it.
 NEXT_FRAME_JS = """
 const done = arguments[arguments.length - 1];
 window.scrollTo(0, 0);
 requestAnimationFrame(() => requestAnimationFrame(() => done()));
 """
+
+
+def at_top_and_painted(browser) -> None:
+    """Scrolls the page to its top and waits until it is laid out and painted as it now
+    is (no timed guess)."""
+    browser.execute_async_script(NEXT_FRAME_JS)
 
 
 def _screenshot(browser, path: Path, height: int) -> None:
@@ -428,7 +434,7 @@ def _screenshot(browser, path: Path, height: int) -> None:
     (Chromium's captureBeyondViewport drew some tall pages shifted sideways; a real tall
     window draws them as a reader sees them.)"""
     browser.set_window_size(WINDOW[0], min(height + 150, MAX_SCREENSHOT_HEIGHT))
-    browser.execute_async_script(NEXT_FRAME_JS)  # laid out and painted at the new size
+    at_top_and_painted(browser)
     save_png(browser, path)
     browser.set_window_size(*WINDOW)
 
@@ -749,7 +755,7 @@ def _phone_view(browser, root: str, site: Path, page: Path, views: Views,
             problems.insert(0, Problem(rel, "not a phone-width layout",
                                        f"{report['viewport']} px wide, wanted {size[0]}"))
         if (shot := _shot_path(views.phone_screenshots, rel)) is not None:
-            browser.execute_script("window.scrollTo(0, 0)")
+            at_top_and_painted(browser)
             save_png(browser, shot)
     finally:  # (left first: laying the page out again at the desktop size costs a second)
         browser.get("about:blank")
