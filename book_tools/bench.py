@@ -9,6 +9,10 @@ Writes Markdown tables to _build/bench.md and prints them:
   before the first cell starts (kernel start), and the costliest cells;
 * the costliest cells of the whole book, each with what it does (its first line of code)
   and whether it draws a figure; and the figure cells' cost;
+* how fast the host was while the chapters ran (``book_tools.host_speed``): a fixed
+  calibration before and after them, and the core time stolen by the hypervisor or used by
+  other processes meanwhile. This host's speed changes from day to day: compare chapter
+  times across runs only together with this table;
 * the load rows: ``load_checkpoint()`` in a fresh process (the import before it, which
   every chapter pays anyway, is shown apart): *cold* with an empty verdict cache (every
   tensor hashed against the official fingerprints), *warm* with the verdict cached by the
@@ -24,6 +28,7 @@ Usage: python -m book_tools.bench [--load-only] [--stages] [--make-flag=-o ...]
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,6 +40,7 @@ from pathlib import Path
 
 import nbformat
 
+from book_tools import host_speed
 from book_tools.bench_stages import stage_rows, time_stages
 from book_tools.notebooks import REPO, chapters
 
@@ -82,6 +88,8 @@ class ChapterRun:
     passed: bool
     startup: float  # from the runner's start to the first cell's start
     cells: list[Cell]
+    cpu_s: float = 0.0  # CPU time of the runner and its kernel (user + system)
+    system_s: float = 0.0  # of which in the operating system (page faults, I/O)
 
 
 def _stamp(value: str) -> float:
@@ -127,7 +135,8 @@ def run(source: Path) -> ChapterRun:
     first = next((c.metadata["execution"]["iopub.execute_input"] for c in (nb.cells if nb else [])
                   if "iopub.execute_input" in c.metadata.get("execution", {})), None)
     startup = _stamp(first) - started if first else float("nan")
-    return ChapterRun(source.stem, seconds, usage.ru_maxrss / 1024, status == 0, startup, cells)
+    return ChapterRun(source.stem, seconds, usage.ru_maxrss / 1024, status == 0, startup, cells,
+                      usage.ru_utime + usage.ru_stime, usage.ru_stime)
 
 
 def load_once(env: dict[str, str]) -> tuple[float, float, float, str]:
@@ -234,6 +243,26 @@ def cell_rows(runs: list[ChapterRun]) -> list[str]:
     return rows
 
 
+def chapter_runs() -> tuple[list[ChapterRun], list[str]]:
+    """Every chapter, one after another, and the host table: how fast the machine was
+    before and after, and what else used it meanwhile."""
+    first = host_speed.calibrate()
+    before, self_before = host_speed.core_times(), resource.getrusage(resource.RUSAGE_SELF)
+    runs = []
+    for source in chapters():
+        runs.append(run(source))
+        print(f"{source.stem}: {runs[-1].seconds:.1f} s", flush=True)
+    after, self_after = host_speed.core_times(), resource.getrusage(resource.RUSAGE_SELF)
+    own = sum(r.cpu_s for r in runs) + sum(
+        getattr(self_after, f) - getattr(self_before, f) for f in ("ru_utime", "ru_stime"))
+    rows = host_speed.host_rows((first, host_speed.calibrate()), before, after, own)
+    wall, system = sum(r.seconds for r in runs), sum(r.system_s for r in runs)
+    rows.append(f"| the chapters' CPU time: in all / in the operating system (page faults, "
+                f"I/O), s, over {wall:.1f} s of wall time | {own:.1f} / {system:.1f} | |")
+    print("\n".join(rows), flush=True)
+    return runs, rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--load-only", action="store_true", help="only the checkpoint's load time")
@@ -247,12 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(offline_row())
     ok = True
     if not args.load_only:
-        runs = []
-        for source in chapters():
-            runs.append(run(source))
-            print(f"{source.stem}: {runs[-1].seconds:.1f} s", flush=True)
+        runs, host = chapter_runs()
         ok &= all(r.passed for r in runs)
-        rows += ["", *chapter_rows(runs), "", *cell_rows(runs)]
+        rows += ["", *chapter_rows(runs), "", *cell_rows(runs), "", *host]
     if args.stages:
         done = time_stages(REPO / "_build" / "bench-logs", args.make_flag)
         ok &= all(stage.ok for stage in done)
