@@ -10,9 +10,9 @@ Writes Markdown tables to _build/bench.md and prints them:
 * the costliest cells of the whole book, each with what it does (its first line of code)
   and whether it draws a figure; and the figure cells' cost;
 * how fast the host was while the chapters ran (``book_tools.host_speed``): a fixed
-  calibration before and after them, and the core time stolen by the hypervisor or used by
-  other processes meanwhile. This host's speed changes from day to day: compare chapter
-  times across runs only together with this table;
+  calibration before and after them, the core time stolen by the hypervisor or used by
+  other processes meanwhile, and the chapters' own CPU time. This host's speed changes
+  from day to day: read the chapter times of different runs together with this table;
 * the load rows: ``load_checkpoint()`` in a fresh process (the import before it, which
   every chapter pays anyway, is shown apart): *cold* with an empty verdict cache (every
   tensor hashed against the official fingerprints), *warm* with the verdict cached by the
@@ -88,8 +88,8 @@ class ChapterRun:
     passed: bool
     startup: float  # from the runner's start to the first cell's start
     cells: list[Cell]
-    cpu_s: float = 0.0  # CPU time of the runner and its kernel (user + system)
-    system_s: float = 0.0  # of which in the operating system (page faults, I/O)
+    cpu_s: float     # CPU time of the runner and its kernel (user + system)
+    system_s: float  # of which in the operating system (page faults, I/O)
 
 
 def _stamp(value: str) -> float:
@@ -255,10 +255,9 @@ def chapter_runs() -> tuple[list[ChapterRun], list[str]]:
     after, self_after = host_speed.core_times(), resource.getrusage(resource.RUSAGE_SELF)
     own = sum(r.cpu_s for r in runs) + sum(
         getattr(self_after, f) - getattr(self_before, f) for f in ("ru_utime", "ru_stime"))
-    rows = host_speed.host_rows((first, host_speed.calibrate()), before, after, own)
-    wall, system = sum(r.seconds for r in runs), sum(r.system_s for r in runs)
-    rows.append(f"| the chapters' CPU time: in all / in the operating system (page faults, "
-                f"I/O), s, over {wall:.1f} s of wall time | {own:.1f} / {system:.1f} | |")
+    took = host_speed.ChapterTime(sum(r.seconds for r in runs), own,
+                                  sum(r.system_s for r in runs))
+    rows = host_speed.host_rows((first, host_speed.calibrate()), before, after, took)
     print("\n".join(rows), flush=True)
     return runs, rows
 

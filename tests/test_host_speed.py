@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from book_tools.host_speed import Calibration, CoreTimes, core_times, host_rows, shares
+from book_tools.host_speed import Calibration, ChapterTime, CoreTimes, core_times, host_rows, shares
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -39,12 +39,15 @@ def test_shares_split_the_interval_into_stolen_and_other_processes():
 
 def test_the_table_reports_both_calibrations_and_the_shares():
     rows = host_rows((Calibration(40.0, 0.150, 0.05), Calibration(20.0, 0.300, 0.70)),
-                     CoreTimes(100, 100, 10), CoreTimes(110, 108, 12), own_s=4)
+                     CoreTimes(100, 100, 10), CoreTimes(110, 108, 12),
+                     ChapterTime(wall_s=5.0, cpu_s=4.0, system_s=0.5))
     text = "\n".join(rows)
     assert "| 40.0 | 20.0 |" in text and "| 0.150 | 0.300 |" in text
     assert "| 0.05 | 0.70 |" in text
-    assert "10% / 30%" in text
-    assert "no /proc/stat" in "\n".join(host_rows((Calibration(1, 1),) * 2, None, None, 0))
+    assert "10% / 30%" in text and "over 5.0 s of wall time | 4.0 / 0.5 |" in text
+    elsewhere = "\n".join(host_rows((Calibration(1, 1, 1),) * 2, None, None,
+                                    ChapterTime(5.0, 4.0, 0.5)))
+    assert "no /proc/stat" in elsewhere and "| 4.0 / 0.5 |" in elsewhere
 
 
 def test_the_fresh_memory_probe_times_a_new_process_touching_its_memory():
