@@ -5,8 +5,9 @@ only when something it runs fails.
 Writes Markdown tables to _build/bench.md and prints them:
 
 * the chapters, one fresh kernel each (``book_tools.run_chapter``): wall time, peak memory
-  (the largest resident set of the runner and its kernel; the kernel dominates), the time
-  before the first cell starts (kernel start), and the costliest cells;
+  (the largest resident set of the runner and its kernel; the kernel dominates), what they
+  read from disk (libraries and weights that were not in the page cache), the time before
+  the first cell starts (kernel start), and the costliest cells;
 * the costliest cells of the whole book, each with what it does (its first line of code)
   and whether it draws a figure; and the figure cells' cost;
 * how fast the host was while the chapters ran (``book_tools.host_speed``): a fixed
@@ -90,6 +91,7 @@ class ChapterRun:
     cells: list[Cell]
     cpu_s: float     # CPU time of the runner and its kernel (user + system)
     system_s: float  # of which in the operating system (page faults, I/O)
+    disk: host_speed.DiskReads  # what they read from disk: files not in the page cache
 
 
 def _stamp(value: str) -> float:
@@ -136,7 +138,8 @@ def run(source: Path) -> ChapterRun:
                   if "iopub.execute_input" in c.metadata.get("execution", {})), None)
     startup = _stamp(first) - started if first else float("nan")
     return ChapterRun(source.stem, seconds, usage.ru_maxrss / 1024, status == 0, startup, cells,
-                      usage.ru_utime + usage.ru_stime, usage.ru_stime)
+                      usage.ru_utime + usage.ru_stime, usage.ru_stime,
+                      host_speed.disk_reads(usage))
 
 
 def load_once(env: dict[str, str]) -> tuple[float, float, float, str]:
@@ -208,19 +211,20 @@ def offline_row() -> str:
 
 
 def chapter_rows(runs: list[ChapterRun]) -> list[str]:
-    rows = ["| chapter | wall time (s) | peak memory (MiB) | before the first cell (s) | "
-            "costliest cells (s) | status |", "|---|---:|---:|---:|---|---|"]
+    rows = ["| chapter | wall time (s) | peak memory (MiB) | read from disk (MiB) | "
+            "before the first cell (s) | costliest cells (s) | status |",
+            "|---|---:|---:|---:|---:|---|---|"]
     for r in runs:
         top = sorted(r.cells, key=lambda c: -c.seconds)[:3]
         cells = "; ".join(f"#{c.index} {c.seconds:.1f}" for c in top)
         status = ("FAILED" if not r.passed else
                   "ok" if r.seconds <= CHAPTER_TARGET_S else
                   f"over the {CHAPTER_TARGET_S:.0f}-s target")
-        rows.append(f"| {r.name} | {r.seconds:.1f} | {r.mib:.0f} | {r.startup:.1f} | {cells} | "
-                    f"{status} |")
+        rows.append(f"| {r.name} | {r.seconds:.1f} | {r.mib:.0f} | {r.disk.mib:.0f} | "
+                    f"{r.startup:.1f} | {cells} | {status} |")
     times = [r.seconds for r in runs]
     median = statistics.median(times)
-    rows.append(f"| **median** / max | **{median:.1f}** / {max(times):.1f} | | | | "
+    rows.append(f"| **median** / max | **{median:.1f}** / {max(times):.1f} | | | | | "
                 f"{'within' if median <= MEDIAN_TARGET_S else 'over'} the "
                 f"{MEDIAN_TARGET_S:.0f}-s median target |")
     return rows
@@ -256,7 +260,8 @@ def chapter_runs() -> tuple[list[ChapterRun], list[str]]:
     own = sum(r.cpu_s for r in runs) + sum(
         getattr(self_after, f) - getattr(self_before, f) for f in ("ru_utime", "ru_stime"))
     took = host_speed.ChapterTime(sum(r.seconds for r in runs), own,
-                                  sum(r.system_s for r in runs))
+                                  sum(r.system_s for r in runs),
+                                  host_speed.DiskReads.total(r.disk for r in runs))
     rows = host_speed.host_rows((first, host_speed.calibrate()), before, after, took)
     print("\n".join(rows), flush=True)
     return runs, rows
