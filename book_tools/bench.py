@@ -21,8 +21,9 @@ Writes Markdown tables to _build/bench.md and prints them:
   rehearsal stand-in is timed too when ``_build/standin`` holds one (``make rehearsal``
   builds it); hashing its 500 MB happens once per file, so its cold row has no target;
 * with ``--stages``, every stage of ``make test`` run as ``make test`` runs it (side by
-  side where it does) and timed, target by target (``book_tools.bench_stages``; about as
-  long as ``make test``).
+  side where it does) and timed, target by target, with the machine's busy core-seconds
+  of each stage and the least wall time that work needs on this machine's cores
+  (``book_tools.bench_stages``; about as long as ``make test``).
 
 Usage: python -m book_tools.bench [--load-only] [--stages] [--make-flag=-o ...]
 """
