@@ -9,6 +9,9 @@ BUILD_FLAGS = --warningiserror --keep-going
 # The chapters' linear algebra is small (at most 768 wide): BLAS threads only add
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
+# Only the book's build writes the claims ledger; a chapter run anywhere else (a reader's
+# notebook, a homework) keeps it in memory.
+BUILD_LEDGER = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         chapters-and-book background-rehearsal standin \
@@ -27,8 +30,8 @@ $(STAMP): requirements.txt pyproject.toml
 # checkpoint, which the cache cannot see); the build renders them from there.
 book: control
 	rm -rf _build/.jupyter_cache
-	$(BIN)/python -m book_tools.execute
-	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
+	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
+	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 # In two phases of chains side by side, since none reads what another writes. First
 # every chapter under nbval and then the strict build that renders that execution
@@ -76,7 +79,7 @@ notebooks: $(STAMP)
 # execution instead of running the chapter a second time on the same weights.
 chapters: notebooks control
 	rm -rf $(EXECUTED)
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
+	$(BUILD_LEDGER) $(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
 	  -p book_tools.nbval_record --record-executed $(EXECUTED) -n 2 --dist loadfile $(NOTEBOOKS)
 
 # The rehearsal's stand-in (book_tools.standin: the real attention tensors with synthetic wte
@@ -94,8 +97,8 @@ rehearsal: control
 # weights (book_tools.execute); the chapters without one are executed here.
 strict-book: control
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
-	$(BIN)/python -m book_tools.execute
-	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
+	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
+	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 site: $(STAMP) node_modules/.installed
 	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider

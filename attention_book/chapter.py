@@ -37,19 +37,22 @@ from .subjects import (
     position_sets,
     token_sets,
 )
-from .verify import Check, Verdict, run, table
+from .verdict_view import html as verdicts_html
+from .verdict_view import text as verdicts_text
+from .verify import Check, Verdict, run
 
 
 @functools.lru_cache(maxsize=1)
-def input_sets() -> tuple[InputSet, InputSet]:
-    """Token rows of two sentences with the full checkpoint, else two sets of positions."""
+def input_sets() -> tuple[InputSet, ...]:
+    """Token rows of three sentences with the full checkpoint, else three sets of
+    positions (``attention_book.subjects``)."""
     model = load_gpt2()
     if not model.has_wte:
         return position_sets(model.config.n_ctx)
     from .tokenizer import load_tokenizer  # only a chapter that reads tokens pays for it
 
     tok = load_tokenizer(load_checkpoint().path.parent)
-    return token_sets(tok.encode, tok.decode)
+    return token_sets(tok.encode, tok.decode, model.config.n_ctx)
 
 
 def rows_a(model: GPT2) -> np.ndarray:
@@ -144,8 +147,11 @@ class VerdictTable:
     def __getitem__(self, i: int) -> Verdict:
         return self.verdicts[i]
 
-    def _repr_markdown_(self) -> str:
-        return table(self.verdicts)
+    def _repr_html_(self) -> str:
+        return verdicts_html(self.verdicts)
+
+    def __repr__(self) -> str:
+        return verdicts_text(self.verdicts)
 
 
 def _opening(ch: Chapter) -> str:
@@ -163,6 +169,7 @@ def _opening(ch: Chapter) -> str:
 def open_chapter(name: str) -> Chapter:
     """The chapter ``name`` ("book/NN_short_name"), its weights, controls and ledger."""
     checkpoint = load_checkpoint()
-    ch = Chapter(name, checkpoint, subjects(), Ledger(name, checkpoint.weights_note))
+    ch = Chapter(name, checkpoint, subjects(),
+                 Ledger(name, checkpoint.weights_note, checkpoint.is_full))
     display(Markdown(_opening(ch)))
     return ch

@@ -82,3 +82,14 @@ def float32_rank_threshold(s_max: float | np.ndarray, size: int) -> float | np.n
     """numpy's default matrix_rank cut-off for a float32 matrix of this size: singular
     values below s_max * size * eps(float32) are indistinguishable from rounding."""
     return s_max * size * np.finfo(np.float32).eps
+
+
+def spectra(model, circuit: str = "QK") -> np.ndarray:
+    """[n_layer, n_head, d_head] singular values of every head's QK or OV circuit of a
+    ``GPT2``, each layer's computed once per layer's weights (``GPT2.layer_memo``): a
+    counterfactual that edits one layer shares the other layers' spectra."""
+    if circuit not in ("QK", "OV"):
+        raise ValueError(f"circuit is 'QK' or 'OV', not {circuit!r}")
+    return np.stack([model.layer_memo(L, ("spectrum", circuit),
+                                      lambda w: getattr(w, circuit).singular_values())
+                     for L in range(len(model.layers))])

@@ -176,11 +176,15 @@ class Forward:
 class GPT2:
     """GPT-2 from named tensors (Hugging Face keys); MLP and logits when they are present."""
 
-    def __init__(self, tensors: Mapping[str, np.ndarray], config: Config = GPT2_SMALL):
+    def __init__(self, tensors: Mapping[str, np.ndarray], config: Config = GPT2_SMALL,
+                 _shared: dict[int, tuple[AttentionWeights, dict]] | None = None):
         self.config = config
         self.tensors = tensors
-        self.layers = [AttentionWeights.from_tensors(tensors, i, config.n_head)
-                       for i in range(config.n_layer)]
+        shared = _shared or {}
+        self._per_layer = [shared.get(i) or (AttentionWeights.from_tensors(tensors, i,
+                                                                           config.n_head), {})
+                           for i in range(config.n_layer)]
+        self.layers = [w for w, _ in self._per_layer]
         self._derived: dict = {}
 
     def memo(self, key: object, compute: Callable[[GPT2], Any]) -> Any:
@@ -191,12 +195,25 @@ class GPT2:
             self._derived[key] = compute(self)
         return self._derived[key]
 
+    def layer_memo(self, layer: int, key: object, compute: Callable[[AttentionWeights], Any]
+                   ) -> Any:
+        """``compute(self.layers[layer])``, computed once per layer's weights: a model made
+        by ``with_tensors`` shares what it computed for every layer it left unchanged."""
+        cache = self._per_layer[layer][1]
+        if key not in cache:
+            cache[key] = compute(self.layers[layer])
+        return cache[key]
+
     def with_tensors(self, changes: Mapping[str, np.ndarray]) -> GPT2:
-        """The same model with some tensors replaced (a counterfactual, an ablation)."""
+        """The same model with some tensors replaced (a counterfactual, an ablation); the
+        layers it leaves unchanged are shared with this model, with what they computed."""
         unknown = set(changes) - set(self.tensors)
         if unknown:
             raise KeyError(f"no such tensors in this model: {sorted(unknown)}")
-        return GPT2({**self.tensors, **changes}, self.config)
+        touched = {i for i in range(self.config.n_layer)
+                   if any(k.startswith(f"h.{i}.") for k in changes)}
+        kept = {i: pair for i, pair in enumerate(self._per_layer) if i not in touched}
+        return GPT2({**self.tensors, **changes}, self.config, kept)
 
     @property
     def has_wte(self) -> bool:

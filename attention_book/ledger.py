@@ -8,8 +8,14 @@ GPT-2 weights or rows; counterfactuals: falsification) plus what the chapter nam
 (figure, constructed model, citation, numeric). Nothing is restated: the statement comes
 from ``claims.yml``, the numbers from the verdicts.
 
-Records go to one JSON file per chapter in the ledger folder; the book's appendix collects
-them (``book_tools.sphinx_ledger``).
+Records go to one JSON file per chapter in the folder named by $ATTENTION_BOOK_LEDGER_DIR,
+which only the book's build sets; the book's appendix collects them
+(``book_tools.sphinx_ledger``). A chapter run anywhere else (a reader's notebook, a
+homework) keeps its ledger in memory and writes nothing.
+
+A claim declares in ``claims.yml`` how many checks it has (``checks``); a claim recorded
+as verified with fewer is refused: on other weights it is recorded as failed, with how many
+ran.
 """
 
 from __future__ import annotations
@@ -40,13 +46,15 @@ EVIDENCE = ("symbolic", *GPT2_EVIDENCE, *NAMED_EVIDENCE, "falsification")
 
 
 def ledger_dir() -> Path:
-    """Where records go: $ATTENTION_BOOK_LEDGER_DIR, else _build/ledger in the repository."""
+    """Where the build's records are read from: $ATTENTION_BOOK_LEDGER_DIR, else
+    _build/ledger in the repository."""
+    return writing_dir() or REPO_ROOT / "_build" / "ledger"
+
+
+def writing_dir() -> Path | None:
+    """Where a chapter writes its records: only where the build asked for them."""
     env = os.environ.get(LEDGER_DIR_VAR)
-    if env:
-        return Path(env)
-    if (REPO_ROOT / "_toc.yml").is_file():
-        return REPO_ROOT / "_build" / "ledger"
-    return Path.home() / ".cache" / "attention_book" / "ledger"
+    return Path(env) if env else None
 
 
 @dataclass
@@ -86,18 +94,19 @@ class Ledger:
 
     chapter: str
     weights_note: str = ""
+    full: bool = False  # the checkpoint has the token embeddings and MLP weights
     verdicts: dict[str, list] = field(default_factory=dict)
     derivations: dict[str, dict] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._write()
 
     @property
-    def path(self) -> Path:
-        return ledger_dir() / (self.chapter.replace("/", "__") + ".json")
+    def path(self) -> Path | None:
+        folder = writing_dir()
+        return folder / (self.chapter.replace("/", "__") + ".json") if folder else None
 
     def add_verdict(self, verdict, problems: list[str]) -> None:
         _known(verdict.claim)
@@ -129,6 +138,15 @@ class Ledger:
         if not found:
             raise ValueError(f"{claim}: nothing was derived or checked for it")
         weights = self.weights_note if verdicts else ""
+        info = claim_index()[claim]
+        declared = info.get("checks_full", info.get("checks", 0)) if self.full else \
+            info.get("checks", 0)
+        if status == VERIFIED and len(verdicts) != declared:
+            missing = (f"{len(verdicts)} of its {declared} checks ran; a claim is verified "
+                       "only when every check it declares (claims.yml) has run")
+            if not self.weights_note:
+                raise ValueError(f"{claim}: {missing}")
+            self.failures.setdefault(claim, missing)
         if claim in self.failures:
             status, reason = FAILED, self.failures[claim]
         elif weights and status == VERIFIED:
@@ -152,9 +170,12 @@ class Ledger:
         return found
 
     def _write(self) -> None:
+        if self.path is None:
+            return
         data = {"chapter": self.chapter,
                 "records": [asdict(r) for r in self.records.values()],
                 "derivations": list(self.derivations.values())}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(data, indent=1))
 
 

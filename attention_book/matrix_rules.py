@@ -5,6 +5,7 @@
   x_j M x_i^T and x_i M^T x_j^T are recognised as equal;
 - ``trace_canon``: a sum of traces of products, each brought to its first form under
   cycling and transposing (tr(PQ) = tr(QP), tr(S^T) = tr(S));
+- ``named``: an expression with SymPy's summation dummies given readable names;
 - ``at_size_one``: the number a 1 x 1 expression takes when every size is 1 and each
   matrix symbol is a given number (a counterexample exhibits a value).
 
@@ -80,3 +81,10 @@ def at_size_one(expr: sp.Expr, **values: float) -> sp.Expr:
     if missing:
         raise KeyError(f"at_size_one needs a value for {sorted(missing)}")
     return sp.expand(e.xreplace(mats).doit()[0, 0])
+
+
+def named(expr: sp.Expr, *names: sp.Symbol) -> sp.Expr:
+    """``expr`` with SymPy's summation dummies (in their sorted order) renamed to
+    ``names``: the same expression, written with the indices a reader expects."""
+    dummies = sorted(expr.atoms(sp.Dummy), key=str)
+    return expr.xreplace(dict(zip(dummies, names, strict=False)))

@@ -1,15 +1,20 @@
 """Figures shared by the chapters: one look for every layer-by-head grid and spectrum.
 
-Legend text is as large as the axes' text (``LEGEND_POINTS``): on a 360-px phone the site
-shows a figure at least 560 CSS px wide (``_static/pages.css``, scrolling sideways), where
-10 pt of a 6.4-inch figure is 10 / 72 * 560 / 6.4 = 12.2 CSS px, above the 12 px below
-which Lighthouse's "legible font sizes" audit calls mobile text illegible. ``finish``
-records the figure's smallest legend text in its PNG (``LEGEND_PX_KEY``, in the image's
-own pixels) so that the site checks can measure it as rendered.
+Every figure is drawn twice by ``finish``: for a page (about 6.4 in wide) and for a phone
+(``PHONE_INCHES`` wide, its panels stacked in one column). The phone drawing travels
+inside the page drawing's PNG (``PHONE_KEY``, a text chunk); the site's build takes it out
+and serves it to screens narrower than 600 px (``book_tools.sphinx_site``), where a figure
+fits the screen instead of scrolling. Legend text is as large as the axes' text
+(``LEGEND_POINTS``): 10 pt of a 3.6-inch drawing shown across a 360-px phone's 328-px
+column is 10 / 72 * 110 * 328 / 396 = 12.7 CSS px, above the 12 px below which
+Lighthouse's "legible font sizes" audit calls mobile text illegible. ``finish`` records
+each drawing's smallest legend text in its PNG (``LEGEND_PX_KEY``, in the image's own
+pixels) so that the site checks can measure it as rendered.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 
 import matplotlib.pyplot as plt
@@ -21,9 +26,12 @@ from matplotlib.figure import Figure
 DPI = 110
 LEGEND_POINTS = 10
 LEGEND_PX_KEY = "attention-book:smallest-legend-px"  # a PNG text chunk; "none": no legend
+PHONE_KEY = "attention-book:phone-png"  # a PNG text chunk: the phone drawing, base64
+PHONE_INCHES = 3.6
 plt.rcParams.update({"figure.dpi": DPI, "savefig.dpi": DPI, "axes.spines.top": False,
                      "axes.spines.right": False, "font.size": 10,
-                     "legend.fontsize": LEGEND_POINTS})
+                     "legend.fontsize": LEGEND_POINTS, "figure.constrained_layout.use": True,
+                     "axes.titlesize": 10})
 
 
 def heads_grid(values: np.ndarray, title: str, label: str, ax: Axes | None = None,
@@ -95,7 +103,8 @@ def png_with_legend_size(fig: Figure, crop: bool = True, dpi: float | None = Non
 
 def _drawn_once_and_cropped(fig: Figure, metadata: dict[str, str]) -> bytes | None:
     """The figure drawn once on its Agg canvas and cut to its tight box padded as savefig
-    pads it, or None when that box reaches past the canvas (then only savefig's own
+    pads it (with the page's white where the padding reaches past the canvas), or None
+    when the drawing itself reaches past the canvas (then only savefig's own
     ``bbox_inches="tight"``, which draws the figure three times, shows everything)."""
     canvas = fig.canvas
     if not isinstance(canvas, FigureCanvasAgg):
@@ -103,24 +112,77 @@ def _drawn_once_and_cropped(fig: Figure, metadata: dict[str, str]) -> bytes | No
     canvas.draw()
     box = fig.get_tightbbox(canvas.get_renderer())
     pad = plt.rcParams["savefig.pad_inches"]
-    x0, y0, x1, y1 = (np.asarray(box.padded(pad).extents) * fig.dpi).round().astype(int)
+    inner = np.asarray(box.extents) * fig.dpi
     width, height = canvas.get_width_height()
-    if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
+    if inner[0] < -0.5 or inner[1] < -0.5 or inner[2] > width + 0.5 or inner[3] > height + 0.5:
         return None
-    pixels = np.asarray(canvas.buffer_rgba())[height - y1:height - y0, x0:x1]
+    x0, y0, x1, y1 = (np.asarray(box.padded(pad).extents) * fig.dpi).round().astype(int)
+    pixels = np.asarray(canvas.buffer_rgba())[max(height - y1, 0):height - max(y0, 0),
+                                              max(x0, 0):min(x1, width)]
+    pixels = np.pad(pixels, ((max(y1 - height, 0), max(-y0, 0)), (max(-x0, 0),
+                                                                  max(x1 - width, 0)), (0, 0)),
+                    constant_values=255)
     buffer = io.BytesIO()
     plt.imsave(buffer, pixels, format="png", dpi=fig.dpi, metadata=metadata)
     return buffer.getvalue()
 
 
+def _panels(fig: Figure) -> list[Axes]:
+    """The figure's plotting panels in reading order (not its colour bars)."""
+    axes = [ax for ax in fig.axes if ax.get_subplotspec() is not None
+            and not hasattr(ax, "_colorbar")]
+    return sorted(axes, key=lambda ax: (ax.get_subplotspec().rowspan.start,
+                                        ax.get_subplotspec().colspan.start))
+
+
+def phone_layout(fig: Figure) -> None:
+    """Redraw ``fig`` for a phone: ``PHONE_INCHES`` wide, its panels in one column, each
+    as tall for its width as on the page (a single column: a quarter taller, since the
+    text keeps its size);
+    the layout engine places colour bars and legends again. Text set smaller than the
+    axes' (numbers written in a grid's cells) is left out: it could not be read there."""
+    width, height = fig.get_size_inches()
+    panels = _panels(fig)
+    rows, columns = (panels[0].get_subplotspec().get_gridspec().get_geometry() if panels
+                     else (1, 1))
+    if columns > 1:
+        grid = fig.add_gridspec(len(panels), 1)
+        for k, ax in enumerate(panels):
+            ax.set_subplotspec(grid[k, 0])
+    panel_aspect = (height / rows) / (width / columns)
+    fig.set_size_inches(PHONE_INCHES, PHONE_INCHES * panel_aspect * len(panels)
+                        if columns > 1 else 1.25 * height * PHONE_INCHES / width)
+    for ax in fig.axes:
+        for t in ax.texts:
+            if t.get_fontsize() < 0.75 * LEGEND_POINTS:
+                t.set_visible(False)
+
+
 def finish(fig: Figure | None = None) -> None:
-    """Tight layout and show: the one way chapters end a figure cell. The figure is shown
-    as its PNG, which records its smallest legend text (``png_with_legend_size``)."""
+    """Lay out and show: the one way chapters end a figure cell. The figure is shown as
+    its PNG, which records its smallest legend text and carries the phone drawing."""
     from IPython.display import Image, display
 
     fig = fig or plt.gcf()
-    pyplot = fig.canvas.manager is not None  # attention_book.diagrams draws without pyplot
-    if pyplot:
-        fig.tight_layout()
-    display(Image(png_with_legend_size(fig, crop=pyplot)))
+    display(Image(figure_png(fig)))
     plt.close(fig)
+
+
+def figure_png(fig: Figure) -> bytes:
+    """The page drawing's PNG, with the phone drawing inside it (``PHONE_KEY``)."""
+    pyplot = fig.canvas.manager is not None  # attention_book.diagrams draws without pyplot
+    page = png_with_legend_size(fig, crop=pyplot)
+    phone_layout(fig)
+    phone = png_with_legend_size(fig, crop=pyplot)
+    return add_text_chunk(page, PHONE_KEY, base64.b64encode(phone).decode())
+
+
+def add_text_chunk(png: bytes, key: str, value: str) -> bytes:
+    """``png`` with one more tEXt chunk, before its end (nothing else re-encoded)."""
+    import struct
+    import zlib
+
+    body = b"tEXt" + key.encode("latin-1") + b"\0" + value.encode("latin-1")
+    chunk = struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body))
+    end = png.rindex(b"IEND") - 4
+    return png[:end] + chunk + png[end:]

@@ -14,7 +14,9 @@ A check about GPT-2 is run on four *subjects*:
 
 Each reads every *input set* as its own rows: the same token ids (full checkpoint) or the
 same positions (position rows, when the checkpoint has no token embeddings), embedded by
-that subject's own tensors. Two disjoint input sets, so that no threshold is tuned to one.
+that subject's own tensors. Three disjoint input sets, so that no threshold is tuned to
+one and no statement holds only where a context starts: two at the start of a context, one
+read far from it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ CONTROLS = SUBJECTS[1:]
 DESCRIBE = {
     GPT2_NAME: "the loaded checkpoint",
     REPARAM: "GPT-2's function, other matrices: W_Q R, W_K R^-T, W_V S, S^-1 W_O per head",
-    PERMUTED: "GPT-2's values, no arrangement: every tensor's entries shuffled within it",
+    PERMUTED: "GPT-2's values, no arrangement: each matrix's and each bias's entries shuffled",
     INIT: "GPT-2 small's initialisation, untrained",
 }
 SEED = 0
@@ -47,6 +49,8 @@ TEXT_A = ("When Mary and John went to the store, John gave a drink to Mary "
           "because she was thirsty.")
 TEXT_B = ("The old lighthouse keeper climbed the stairs each night, lit the lamp, "
           "and wrote the weather in his book.")
+TEXT_C = ("After the rain stopped, the children ran to the river to see how high the "
+          "water had climbed.")
 
 
 # ------------------------------------------------------------------ input sets
@@ -74,22 +78,42 @@ class InputSet:
 
 
 def position_sets(n_ctx: int = 1024, n: int = N_POSITION_ROWS,
-                  seed: int = SEED) -> tuple[InputSet, InputSet]:
+                  seed: int = SEED) -> tuple[InputSet, InputSet, InputSet]:
     """Set A: positions 0..n-1, as a prompt starts; set B: n other positions, drawn
-    (seeded) from the rest of the context and sorted. Disjoint by construction."""
+    (seeded) from the rest of the context and sorted; set C: n consecutive positions
+    from the middle of the context (centred in B's widest gap), a window read far from
+    the context's start. Disjoint by construction."""
     rng = np.random.default_rng(seed)
     later = tuple(int(p) for p in np.sort(rng.choice(np.arange(n, n_ctx), n, replace=False)))
+    start = window_start(later, n, n_ctx)
     return (InputSet("A", f"position rows wpe[0:{n}]", tuple(range(n))),
-            InputSet("B", f"position rows at {n} seeded positions in [{n}, {n_ctx})", later))
+            InputSet("B", f"position rows at {n} seeded positions in [{n}, {n_ctx})", later),
+            InputSet("C", f"position rows wpe[{start}:{start + n}]",
+                     tuple(range(start, start + n))))
 
 
-def token_sets(encode, decode) -> tuple[InputSet, InputSet]:
-    """Sets A and B: two unrelated sentences as token rows, each from position 0."""
+def window_start(taken: tuple[int, ...], n: int, n_ctx: int) -> int:
+    """The start of n consecutive positions centred in the widest gap between ``taken``
+    (sorted, all at or after n) and the context's ends."""
+    edges = (n - 1, *taken, n_ctx)
+    lo, hi = max(zip(edges[:-1], edges[1:], strict=True), key=lambda e: e[1] - e[0])
+    if hi - lo - 1 < n:
+        raise ValueError(f"no {n} free consecutive positions between {taken}")
+    return (lo + hi) // 2 - n // 2
+
+
+def token_sets(encode, decode, n_ctx: int = 1024) -> tuple[InputSet, InputSet, InputSet]:
+    """Sets A and B: two unrelated sentences as token rows, each from position 0; set C: a
+    third sentence read at the positions of the position rows' set C, far from the start
+    of the context."""
+    start = position_sets(n_ctx)[2].positions[0]
     sets = []
-    for name, text in (("A", TEXT_A), ("B", TEXT_B)):
+    for name, text, first in (("A", TEXT_A, 0), ("B", TEXT_B, 0), ("C", TEXT_C, start)):
         ids = tuple(encode(text))
-        sets.append(InputSet(name, f"token rows of “{text}” ({len(ids)} tokens)",
-                             tuple(range(len(ids))), ids, tuple(decode([i]) for i in ids)))
+        where = f" at positions {first}..{first + len(ids) - 1}" if first else ""
+        sets.append(InputSet(name, f"token rows of “{text}” ({len(ids)} tokens{where})",
+                             tuple(range(first, first + len(ids))), ids,
+                             tuple(decode([i]) for i in ids)))
     return tuple(sets)
 
 
@@ -137,12 +161,18 @@ def reparametrise(tensors: Mapping[str, np.ndarray], n_layer: int, n_head: int,
 
 
 def permute(tensors: Mapping[str, np.ndarray], seed: int = SEED) -> dict[str, np.ndarray]:
-    """Every tensor's entries shuffled within that tensor, each with its own seeded draw."""
+    """Every tensor's entries shuffled, each with its own seeded draw; the fused
+    ``c_attn`` weight and bias within each of their thirds (W_Q, W_K, W_V and their
+    biases kept apart), so that shuffling commutes with rescaling one of the four
+    matrices, as the reparametrisations do."""
     out = {}
     for i, name in enumerate(sorted(tensors)):
         t = np.asarray(tensors[name])
-        rng = np.random.default_rng([seed, i])
-        out[name] = rng.permutation(t.reshape(-1)).reshape(t.shape)
+        parts = np.split(t, 3, axis=-1) if name.endswith("attn.c_attn.weight") or \
+            name.endswith("attn.c_attn.bias") else [t]
+        out[name] = np.concatenate([
+            np.random.default_rng([seed, i, k]).permutation(p.reshape(-1)).reshape(p.shape)
+            for k, p in enumerate(parts)], axis=-1)
     return out
 
 
@@ -217,6 +247,11 @@ class Case:
             self._traces["residuals"] = self.model.run(self.x).residuals
         return self._traces["residuals"][layer]
 
+    def attention_path(self):
+        """The rows through the 12 attention layers with no MLP (x <- x + attn(x)),
+        computed once per case."""
+        return self.memo("attention path", lambda c: c.model.run(c.x, mlp=False))
+
     def trace(self, layer: int, *, causal: bool = True) -> AttentionTrace:
         """Attention of one layer on ``layer_input(layer)``, computed once per case."""
         key = (layer, causal)
@@ -232,7 +267,7 @@ class Subjects:
     """GPT-2 and its three controls, each built once per process."""
 
     models: dict[str, GPT2]
-    input_sets: tuple[InputSet, InputSet]
+    input_sets: tuple[InputSet, ...]
 
     def cases(self, *, rows: bool) -> list[Case]:
         """Every subject on every input set (rows=True), or once on its weights."""
@@ -270,7 +305,7 @@ def control_models() -> dict[str, GPT2]:
     cfg, key = gpt2.config, _source_key(load_checkpoint())
     reparam = _cached(f"reparam-seed{SEED}-cond{COND:g}", key,
                       lambda: reparametrise(gpt2.tensors, cfg.n_layer, cfg.n_head))
-    permuted = _cached(f"permuted-seed{SEED}", key, lambda: permute(gpt2.tensors))
+    permuted = _cached(f"permuted-by-matrix-seed{SEED}", key, lambda: permute(gpt2.tensors))
     other = GPT2(reparam, cfg)
     probe = position_sets(cfg.n_ctx)[0].rows(gpt2)
     if (gap := same_function(gpt2, other, probe)) > function_tolerance(cfg):

@@ -59,6 +59,25 @@ class Threshold:
     why: str
     log: bool = False  # margins in orders of magnitude (tolerances, ratios)
 
+    def __post_init__(self) -> None:
+        if self.op not in ("<", "<=", ">", ">=", "=="):
+            raise ValueError(f"a threshold's operator is <, <=, >, >= or ==, not {self.op!r}")
+        if not self.lowest <= self.highest:
+            raise ValueError(f"the reach [{self.lowest}, {self.highest}] is empty")
+        if (edge := self._edge()):
+            raise ValueError(f"'{self.op} {self.value:g}' with the reach [{self.lowest:g}, "
+                             f"{self.highest:g}] {edge}: it is not a threshold")
+
+    def _edge(self) -> str:
+        """Why the threshold sits at (or past) the edge of the reach, or ''."""
+        lo, hi, v = self.lowest, self.highest, self.value
+        always = {"<": v > hi, "<=": v >= hi, ">": v < lo, ">=": v <= lo, "==": False}
+        never = {"<": v <= lo, "<=": v < lo, ">": v >= hi, ">=": v > hi,
+                 "==": not lo <= v <= hi}
+        if always[self.op]:
+            return "passes for every value the quantity can take"
+        return "fails for every value the quantity can take" if never[self.op] else ""
+
     def passes(self, x: float) -> bool:
         if not math.isfinite(x):
             return False
@@ -144,6 +163,17 @@ class Check:
             raise ValueError(f"{self.claim}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.kind == GENERIC and not self.exceptions:
             raise ValueError(f"{self.claim}: a generic property names its exceptions")
+        if self.kind in (IDENTITY, GENERIC) and not self.counterfactuals:
+            raise ValueError(f"{self.claim}, {self.quantity}: an {self.kind} passes on every "
+                             "control, so it names the input on which it fails: a "
+                             "counterfactual (a broken hypothesis or a broken computation)")
+
+    @property
+    def failing_inputs(self) -> tuple[str, ...]:
+        """The inputs on which this check must fail: its counterfactuals and the controls
+        its kind's rule fails."""
+        return tuple(s for s in SUBJECTS if expected_pass(self.kind, s) is False) + \
+            tuple(self.counterfactuals)
 
 
 @dataclass(frozen=True)
@@ -164,17 +194,39 @@ class Verdict:
     counterfactuals: dict[str, float]
     rows_are_tokens: bool = False  # the input sets were token rows (else position rows)
     problems: tuple[str, ...] = ()  # non-empty: the check failed (on other weights)
+    errors: dict[str, str] = field(default_factory=dict)  # key -> what stopped the measure
+    counterfactual_passed: dict[str, bool] = field(default_factory=dict)
 
     @property
     def gpt2_passes(self) -> bool:
         return all(ok for k, ok in self.passed.items() if k.split(" / ")[0] == GPT2_NAME)
 
-    def as_row(self) -> dict[str, str]:
-        return {"claim": self.claim, "kind": self.kind, "quantity": self.quantity,
-                "threshold": self.threshold, "reach": self.reach, "margin": self.margin_text}
+    def expected(self, key: str) -> bool | None:
+        """Whether the kind's rule wants this subject (or counterfactual) to pass."""
+        subject = key.split(" / ")[0]
+        return expected_pass(self.kind, subject) if subject in SUBJECTS else False
 
-    def _repr_markdown_(self) -> str:
-        return table([self])
+    @property
+    def failing_inputs(self) -> dict[str, float]:
+        """Where the check fails as it must: the controls its kind fails (their value
+        closest to passing) and the counterfactuals."""
+        out = {}
+        for s in SUBJECTS:
+            keys = [k for k in self.values if k.split(" / ")[0] == s]
+            if expected_pass(self.kind, s) is False and keys:
+                out[s] = self.values[max(keys, key=lambda k: self.values[k])
+                                     if self.threshold.startswith(">") else
+                                     min(keys, key=lambda k: self.values[k])]
+        return out | self.counterfactuals
+
+
+def expected_pass(kind: str, subject: str) -> bool | None:
+    """What the rule of ``kind`` wants of ``subject``: pass, fail, or None (either)."""
+    if kind in (IDENTITY, GENERIC):
+        return True
+    rule = {FINDING: (True, True, False, False), VALUES: (True, True, True, False),
+            PARAMETRISATION: (True, False, None, None)}[kind]
+    return dict(zip(SUBJECTS, rule, strict=True))[subject]
 
 
 def _cell(value: float, ok: bool) -> str:
@@ -182,31 +234,9 @@ def _cell(value: float, ok: bool) -> str:
 
 
 def subject_cell(values: dict[str, float], passed: dict[str, bool], subject: str) -> str:
-    """A subject's value, or its values on input sets A / B: "0.17 ✓ / 0.11 ✓"."""
+    """A subject's value, or its values on the input sets: "0.17 ✓ / 0.11 ✓ / 0.2 ✓"."""
     keys = [k for k in values if k.split(" / ")[0] == subject]
     return " / ".join(_cell(values[k], passed[k]) for k in keys)
-
-
-def table(verdicts: list[Verdict]) -> str:
-    """One compact Markdown table: a row per check, a column per subject (a check that
-    reads rows shows input sets A / B in each cell)."""
-    head = ["check", "kind", "threshold", "reach", *SUBJECTS, "margin"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for v in verdicts:
-        cells = [subject_cell(v.values, v.passed, s) for s in SUBJECTS]
-        name = f"**{v.claim}** {v.quantity}".replace("|", r"\|")  # a norm's bars
-        lines.append("| " + " | ".join([name, v.kind, v.threshold, v.reach, *cells,
-                                         v.margin_text]) + " |")
-    notes = [f"- *{v.claim}, {v.quantity}*: {v.why.rstrip('.')}." +
-             (f" Exceptions: {v.exceptions}." if v.exceptions else "") +
-             "".join(f" Counterfactual *{name}*: {num(x)}, fails as it must."
-                     for name, x in v.counterfactuals.items()) for v in verdicts]
-    rows = any(" / " in k for v in verdicts for k in v.values)
-    key = ("✓ passes, ✗ fails the threshold" + ("; A / B: the two input sets" if rows else "")
-           + ". Controls: *reparametrised* computes GPT-2's function with other matrices, "
-           "*permuted* has GPT-2's values shuffled within each tensor, *random init* is the "
-           "untrained model.")
-    return "\n".join(lines) + "\n\n" + key + "\n\n" + "\n".join(notes)
 
 
 # ------------------------------------------------------------------ the rules of the kinds
@@ -251,25 +281,65 @@ def kind_problem(kind: str, passed: dict[str, bool]) -> str:
     return f"declared a {kind}, but {_MEANS[seen]} ({shown})"
 
 
+# ------------------------------------------------------------------ measuring
+
 def _key(case: Case) -> str:
     return case.subject if case.inputs is None else f"{case.subject} / {case.inputs.name}"
 
 
+def _measured(measure: Callable[[Case], float], case: Case) -> tuple[float, str]:
+    """The measure's value, or NaN and what went wrong: on weights that are not GPT-2 a
+    rank-deficient matrix, an underflow or a NaN is a failed check, never a stopped
+    chapter."""
+    try:
+        with np.errstate(all="ignore"):
+            x = float(measure(case))
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError, IndexError) as e:
+        return math.nan, f"the measure stopped: {type(e).__name__}: {e}"
+    return x, "" if math.isfinite(x) else f"the measure is {x} (not a finite number)"
+
+
 def evaluate(check: Check, cases: list[Case]) -> Verdict:
     """Measure on every case and counterfactual; the verdict, with the problems found."""
-    values = {_key(c): float(check.measure(c)) for c in cases}
+    values, errors = {}, {}
+    for c in cases:
+        values[_key(c)], error = _measured(check.measure, c)
+        if error:
+            errors[_key(c)] = error
     passed = {k: check.threshold.passes(x) for k, x in values.items()}
     gpt2 = [k for k in values if k.split(" / ")[0] == GPT2_NAME]
-    margin = min(check.threshold.margin(values[k]) for k in gpt2)
-    cf_values = {}
-    gpt2_cases = [c for c in cases if c.subject == GPT2_NAME]
+    margin = min(check.threshold.margin(values[k]) if math.isfinite(values[k]) else -math.inf
+                 for k in gpt2)
+    cf_values = _counterfactual_values(check, [c for c in cases if c.subject == GPT2_NAME],
+                                       errors)
+    problems = _problems(check, values, passed, gpt2, cf_values, errors)
+    tokens = any(c.inputs is not None and c.inputs.are_tokens for c in cases)
+    return Verdict(check.claim, check.kind, check.quantity, check.threshold.text,
+                   check.threshold.reach, check.threshold.why, check.exceptions, values,
+                   passed, margin, check.threshold.margin_text(margin), cf_values, tokens,
+                   tuple(problems), errors,
+                   {n: check.threshold.passes(x) for n, x in cf_values.items()})
+
+
+def _counterfactual_values(check: Check, gpt2_cases: list[Case],
+                           errors: dict[str, str]) -> dict[str, float]:
+    out = {}
     for name, cf in check.counterfactuals.items():
-        if isinstance(cf, GPT2):
-            xs = [check.measure(counterfactual_case(name, c.inputs, cf)) for c in gpt2_cases]
-        else:
-            xs = [cf(c) for c in gpt2_cases]
-        cf_values[name] = _worst_for_failure(check, [float(x) for x in xs])
-    problems = []
+        xs = []
+        for c in gpt2_cases:
+            case = counterfactual_case(name, c.inputs, cf) if isinstance(cf, GPT2) else c
+            x, error = _measured(check.measure if isinstance(cf, GPT2) else cf, case)
+            if error:  # a counterfactual that cannot even be measured has not failed
+                errors[name] = error
+            xs.append(x)
+        out[name] = _worst_for_failure(check, xs)
+    return out
+
+
+def _problems(check: Check, values: dict[str, float], passed: dict[str, bool],
+              gpt2: list[str], cf_values: dict[str, float],
+              errors: dict[str, str]) -> list[str]:
+    problems = [f"on {key} {e}" for key, e in errors.items() if key in values]
     failing = [k for k in gpt2 if not passed[k]]
     if failing:
         problems.append(f"{check.quantity} = " + ", ".join(f"{num(values[k])} on {k}"
@@ -278,14 +348,13 @@ def evaluate(check: Check, cases: list[Case]) -> Verdict:
     elif (why := kind_problem(check.kind, passed)):
         problems.append(why)
     for name, x in cf_values.items():
-        if check.threshold.passes(x):
+        if name in errors:
+            problems.append(f"the counterfactual '{name}' could not be measured "
+                            f"({errors[name]}), so it shows nothing")
+        elif check.threshold.passes(x):
             problems.append(f"the counterfactual '{name}' passes ({check.quantity} = {num(x)}, "
                             f"{check.threshold.text}), so the check cannot tell it apart")
-    tokens = any(c.inputs is not None and c.inputs.are_tokens for c in cases)
-    return Verdict(check.claim, check.kind, check.quantity, check.threshold.text,
-                   check.threshold.reach, check.threshold.why, check.exceptions, values,
-                   passed, margin, check.threshold.margin_text(margin), cf_values, tokens,
-                   tuple(problems))
+    return problems
 
 
 def counterfactual_case(name: str, inputs: InputSet | None, model: GPT2) -> Case:
@@ -296,7 +365,8 @@ def counterfactual_case(name: str, inputs: InputSet | None, model: GPT2) -> Case
 
 def _worst_for_failure(check: Check, xs: list[float]) -> float:
     """The counterfactual value closest to passing (it must fail on every input set)."""
-    return max(xs, key=check.threshold.margin)
+    finite = [x for x in xs if math.isfinite(x)]
+    return max(finite, key=check.threshold.margin) if len(finite) == len(xs) else math.nan
 
 
 def run(check: Check, cases: list[Case], weights_note: str = "") -> Verdict:

@@ -29,8 +29,8 @@ from attention_book.ledger import (
     read_derivations,
     read_records,
 )
-from attention_book.subjects import SUBJECTS
-from attention_book.verify import subject_cell
+from attention_book.verdict_view import table as verdict_table
+from attention_book.verify import Verdict
 
 logger = logging.getLogger(__name__)
 # Status labels are words styled by _static/ledger.css (class ledger-<slug>), not emoji:
@@ -38,9 +38,6 @@ logger = logging.getLogger(__name__)
 MISSING = "missing"
 HEADERS = ("Claim", "Statement", "Chapter", "Status", "Checks by kind", "Why / weights")
 WIDTHS = (6, 30, 16, 12, 18, 18)
-CHECK_HEADERS = ("Claim", "Check", "Kind", "Threshold (reach)", "GPT-2", "reparametrised",
-                 "permuted", "random init", "Margin")
-CHECK_WIDTHS = (5, 22, 11, 11, 11, 10, 10, 10, 10)
 DERIVATION_HEADERS = ("Claim", "Sizes left symbolic", "Steps SymPy performed",
                       "What SymPy confirmed", "Derivation")
 DERIVATION_WIDTHS = (6, 12, 34, 30, 18)
@@ -144,22 +141,20 @@ def _kind_counts(rec) -> str:
     return "; ".join(f"{n} {k}" for k, n in kinds.items())
 
 
-def _values(check: dict, subject: str) -> str:
-    """A subject's value(s), one per input set: "0.17 ✓ / 0.11 ✓"."""
-    return subject_cell(check["values"], check["passed"], subject) or "-"
-
-
-def _check_rows(records: dict) -> list[list[nodes.Node]]:
-    rows = []
+def _check_tables(records: dict) -> list[nodes.Node]:
+    """Every check's full table (attention_book.verdict_view), claim by claim: the same
+    tables the chapters fold, printed whole here."""
+    out = []
+    known = set(Verdict.__dataclass_fields__)
     for cid in claim_index():
         rec = records.get(cid)
-        for c in rec.checks if rec else []:
-            rows.append([nodes.strong("", cid), nodes.Text(c["quantity"]),
-                         nodes.Text(c["kind"]),
-                         nodes.Text(f"{c['threshold']} {c['reach']}"),
-                         *(nodes.Text(_values(c, s)) for s in SUBJECTS),
-                         nodes.Text(c["margin_text"])])
-    return rows
+        if not rec or not rec.checks:
+            continue
+        tables = "".join(verdict_table(Verdict(**{k: v for k, v in c.items() if k in known}))
+                         for c in rec.checks)
+        out.append(nodes.raw("", f'<div class="verdict-tables">{tables}</div>',
+                             format="html"))
+    return out
 
 
 def _num(x: float) -> str:
@@ -252,13 +247,13 @@ def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for i, (status, n) in enumerate((k, v) for k, v in counts.items() if v or k is None):
         summary += [nodes.Text(("; " if i else "") + f"{n} "), status_label(status)]
     summary += nodes.Text(".")
-    checks = _check_rows(records)
-    intro = nodes.paragraph("", f"Every check ({len(checks)} in this build), with GPT-2's "
-                                "value on each input set (A / B), each control's, and GPT-2's "
-                                "margin from the threshold (✓ passes, ✗ fails):")
+    n = sum(len(r.checks) for r in records.values())
+    intro = nodes.paragraph("", f"Every check ({n} in this build), claim by claim: its value "
+                                "on GPT-2 and on each control, on each input set, and on each "
+                                "counterfactual (✓ passes, ✗ fails; a failure the check's "
+                                "kind asks for reads \"as it must\").")
     for p in placeholders:
-        p.replace_self([summary, _table(rows), intro,
-                        _table(checks, CHECK_HEADERS, CHECK_WIDTHS, "claims-checks")])
+        p.replace_self([summary, _table(rows), intro, *_check_tables(records)])
 
 
 def always_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:

@@ -9,11 +9,24 @@ sphinx-togglebutton's selector) reach every page twice under Sphinx 7.4, once th
 registry (file name '') and once directly (file name None). The second copy of
 ``const THEBE_JS_URL = ...`` is a JavaScript error on every page ("Identifier has already
 been declared"). Each page keeps the first copy of every script here.
+
+Figures come with a drawing for phones inside their PNG (``attention_book.plotting``):
+when the build is done, each is taken out into ``<name>.phone.png`` beside the figure,
+and every page serves it to windows narrower than 600 px through ``<picture>``.
 """
 
 from __future__ import annotations
 
+import base64
+import re
+import struct
+from pathlib import Path
+
 from sphinx.application import Sphinx
+
+from attention_book.plotting import PHONE_KEY
+
+PHONE_MEDIA = "(max-width: 600px)"
 
 
 def _key(js) -> tuple:
@@ -37,7 +50,53 @@ def dedupe_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
     context["script_files"] = unique
 
 
+def split_phone_png(png: bytes) -> tuple[bytes, bytes | None]:
+    """The page drawing without the phone drawing's chunk, and the phone drawing."""
+    out, phone, at = [png[:8]], None, 8
+    while at < len(png):
+        length, kind = struct.unpack(">I4s", png[at:at + 8])
+        chunk = png[at:at + 12 + length]
+        key, _, value = png[at + 8:at + 8 + length].partition(b"\0")
+        if kind == b"tEXt" and key.decode("latin-1") == PHONE_KEY:
+            phone = base64.b64decode(value)
+        else:
+            out.append(chunk)
+        at += 12 + length
+    return b"".join(out), phone
+
+
+def phone_figures(app: Sphinx, exception: Exception | None) -> None:
+    """Take each phone drawing out of its figure and serve it to phones."""
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    phones = set()
+    for png in (out / "_images").glob("*.png"):
+        page, phone = split_phone_png(png.read_bytes())
+        if phone is not None:
+            png.write_bytes(page)
+            png.with_suffix(".phone.png").write_bytes(phone)
+        if png.with_suffix(".phone.png").is_file():
+            phones.add(png.name)
+    if not phones:
+        return
+    img = re.compile(r'<img ([^>]*?)src="([^"]*?_images/)([^"/]+\.png)"([^>]*)>')
+
+    def picture(m: re.Match) -> str:
+        if m.group(3) not in phones:
+            return m.group(0)
+        phone = m.group(2) + m.group(3).removesuffix(".png") + ".phone.png"
+        return (f'<picture><source media="{PHONE_MEDIA}" srcset="{phone}">'
+                f"{m.group(0)}</picture>")
+
+    for page in out.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if "_images/" in html and "<picture><source" not in html:
+            page.write_text(img.sub(picture, html), encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict:
     app.set_html_assets_policy("always")  # MathJax (and friends) on every page
     app.connect("html-page-context", dedupe_scripts, priority=900)  # after the theme's
+    app.connect("build-finished", phone_figures)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -370,10 +370,11 @@ def test_opt_in_accepts_modified_weights_and_marks_them(point_to, write_tensors,
     assert "h.5.attn.c_attn.weight" in first
     monkeypatch.setenv(lg.LEDGER_DIR_VAR, str(tmp_path / "ledger"))
     book = lg.Ledger("book/99_modified", loaded.weights_note)
-    check = Check("L1", "max error", lambda c: 0.0, below(1e-5, why="w"), IDENTITY)
+    check = Check("L3", "max error", lambda c: 0.0, below(1e-5, why="w"), IDENTITY,
+                  counterfactuals={"off": lambda c: 1.0})
     verdict = evaluate(check, [Case(s, None, None) for s in SUBJECTS])
     book.add_verdict(verdict, list(verdict.problems))
-    rec = book.record("L1")
+    rec = book.record("L3")
     assert rec.status == lg.MODIFIED and rec.weights == loaded.weights_note
 
 

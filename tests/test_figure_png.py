@@ -28,7 +28,6 @@ def grid_figure():
     heads_grid(np.arange(144.0).reshape(12, 12), "a grid", "value", ax=ax)
     ax.plot([0, 11], [0, 11], label="diagonal")
     ax.legend()
-    fig.tight_layout()
     return fig
 
 

@@ -6,7 +6,7 @@ import sympy as sp
 from attention_book import ledger as lg
 from attention_book.checks import ClaimCheckFailed
 from attention_book.claims import claim_index
-from attention_book.derivation import DECORATIVE, GENUINE, PARTIAL, Derivation
+from attention_book.derivation import GENUINE, Derivation
 from attention_book.ledger import (
     NOT_VERIFIED,
     STATED,
@@ -46,17 +46,18 @@ def _derivation(ledger: Ledger, claim: str = "Q1") -> None:
     d_k = sp.Symbol("d_k", integer=True, positive=True)
     i = sp.Symbol("i", integer=True)
     a = sp.IndexedBase("a", real=True)
-    with Derivation(claim, ledger.chapter, on_done=ledger.add_derivation) as d:
-        total = d.step("split the sum", sp.expand, sp.Sum(a[i] * (a[i] + 1), (i, 0, d_k - 1))
-                       .doit())
+    with Derivation(claim, ledger.chapter, on_done=ledger.add_derivation,
+                    display=lambda latex: None) as d:
+        total = d.start(sp.Sum(a[i] * (a[i] + 1), (i, 0, d_k - 1))).expand()
         d.conclude(total, sp.Sum(a[i] ** 2 + a[i], (i, 0, d_k - 1)))
 
 
 def test_round_trip_with_verdicts_and_derivation(ledger_dir):
     book = Ledger("book/99_test")
     _derivation(book)
-    v = _verdict()
-    book.add_verdict(v, list(v.problems))
+    for _ in range(claim_index()["Q1"]["checks"]):
+        v = _verdict()
+        book.add_verdict(v, list(v.problems))
     book.record("Q1", evidence=("figure",))
     book.record("M3", evidence=("citation",), status=STATED)
     records = read_records()
@@ -70,47 +71,8 @@ def test_round_trip_with_verdicts_and_derivation(ledger_dir):
     assert read_derivations()["Q1"]["status"] == GENUINE
 
 
-def test_derivation_status_comes_from_what_sympy_did():
-    n = sp.Symbol("n", integer=True, positive=True)
-    x = sp.Symbol("x")
-    typed = Derivation("Q1")
-    typed.step("nothing", sp.simplify, x)  # no change
-    typed.conclude(x, x)
-    assert typed.status == DECORATIVE
-    fixed = Derivation("Q1")
-    fixed.conclude(fixed.step("expand", sp.expand, (x + 1) ** 2), x**2 + 2 * x + 1)
-    assert fixed.status == DECORATIVE  # no size is symbolic
-    general = Derivation("Q1")
-    general.conclude(general.step("expand", sp.expand, (x + n) ** 2), x**2 + 2 * n * x + n**2)
-    assert general.status == GENUINE
-    general.rests_on("Sylvester's law of inertia", cite="horn2013matrix")
-    assert general.status == PARTIAL
-    general.rests_on("rank subadditivity and genericity", cite=("horn2013matrix",
-                                                                  "okamoto1973distinctness"))
-    assert general.cite == "horn2013matrix,okamoto1973distinctness"
-    for no_citation in ("", (), ("horn2013matrix", " ")):
-        with pytest.raises(ValueError, match="names its theorem and a citation"):
-            general.rests_on("Sylvester's law of inertia", cite=no_citation)
-    with pytest.raises(ClaimCheckFailed, match="SymPy does not confirm"):
-        general.conclude((x + n) ** 2, x**2 + n**2)
-
-
-def test_a_matrix_identity_that_expanding_settles_needs_no_simplify(monkeypatch):
-    """Expanding a gap of matrix expressions to the ZeroMatrix confirms it (simplify is
-    slower and, for such gaps, adds nothing); a false one still fails."""
-    n = sp.Symbol("n", integer=True, positive=True)
-    A, B = sp.MatrixSymbol("A", n, n), sp.MatrixSymbol("B", n, n)
-    d = Derivation("Q1")
-    d.conclude(d.step("distribute", sp.expand, A * (A + B)), A * A + A * B)
-    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: pytest.fail("simplify was called"))
-    d.conclude((A + B).T, A.T + B.T)
-    monkeypatch.undo()
-    with pytest.raises(ClaimCheckFailed, match="SymPy does not confirm"):
-        d.conclude(A * (A + B), A * A + B * A)
-
-
 def test_a_chapter_rerun_replaces_its_records(ledger_dir):
-    Ledger("book/99_test").record("L5", evidence=("numeric",))
+    Ledger("book/99_test").record("O4", evidence=("numeric",))
     Ledger("book/99_test")  # the chapter starts again and records nothing
     assert read_records() == {}
 
@@ -146,20 +108,38 @@ def test_a_check_that_failed_is_never_recorded_as_verified(ledger_dir):
 
 def test_verdicts_on_other_weights_are_not_verified(ledger_dir):
     book = Ledger("book/99_test", weights_note="modified weights: not GPT-2 small as released")
-    v = _verdict()
-    book.add_verdict(v, [])
+    for _ in range(claim_index()["Q1"]["checks"]):
+        v = _verdict()
+        book.add_verdict(v, [])
     assert book.record("Q1").status == lg.MODIFIED
+
+
+def test_a_claim_whose_checks_did_not_all_run_is_refused(ledger_dir):
+    """On GPT-2 as released it is a bug in the chapter; on other weights, a failed claim
+    that says how many of its checks ran."""
+    v = _verdict()
+    released = Ledger("book/99_test")
+    released.add_verdict(v, [])
+    with pytest.raises(ValueError, match="1 of its 3 checks ran"):
+        released.record("Q1")
+    other = Ledger("book/99_test", weights_note="modified weights: x")
+    other.add_verdict(v, [])
+    rec = other.record("Q1")
+    assert rec.status == lg.FAILED and "1 of its 3 checks ran" in rec.reason
+
+
+def test_a_chapter_run_outside_the_build_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.delenv(lg.LEDGER_DIR_VAR, raising=False)
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p for p in lg.REPO_ROOT.rglob("_build/ledger/*.json"))
+    stamps = [p.stat().st_mtime_ns for p in before]
+    book = Ledger("book/01_one_row_three_lenses")
+    book.record("O4", evidence=("numeric",))
+    assert book.path is None and not list(tmp_path.iterdir())
+    assert [p.stat().st_mtime_ns for p in before] == stamps
 
 
 def test_ledgers_share_no_state(ledger_dir):
     a, b = Ledger("book/98_a"), Ledger("book/99_b")
-    a.add_failure("L5", "L5 failed: x")
-    assert b.failures == {} and b.record("L5", evidence=("numeric",)).status == VERIFIED
-
-
-def test_a_method_named_through_its_base_class_runs_as_the_expressions_own():
-    n = sp.Symbol("n", integer=True, positive=True)
-    i = sp.Symbol("i", integer=True)
-    d = Derivation("S1")
-    total = d.step("evaluate the sum", sp.Basic.doit, sp.Sum(1, (i, 1, n)))
-    assert total == n and d.steps[0].operation == "doit"
+    a.add_failure("O4", "O4 failed: x")
+    assert b.failures == {} and b.record("O4", evidence=("numeric",)).status == VERIFIED

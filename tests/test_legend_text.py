@@ -3,11 +3,11 @@
 The failing input it exists for: a figure drawn as the chapters drew theirs before the
 book's style set legend text (6.4 in wide, ``legend(fontsize=9)``), shown as a 360-px
 phone showed it, shrunk to the 330-px text column: its legend is drawn at about 7 CSS px.
+The book's phone drawing (``plotting.phone_layout``, 3.6 in wide) keeps it legible.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import matplotlib
@@ -25,16 +25,7 @@ from book_tools.legend_check import (  # noqa: E402
     recorded_legend_px,
 )
 
-REPO = Path(__file__).resolve().parent.parent
 PHONE_COLUMN = 330  # CSS px: the text column of a 360-px phone (the theme's padding aside)
-
-
-def phone_min_width() -> int:
-    """The min-width _static/pages.css gives figures on phones."""
-    css = (REPO / "_static" / "pages.css").read_text()
-    found = re.findall(r"div\.cell_output img\s*\{\s*min-width:\s*(\d+)px", css)
-    assert len(found) == 1, "_static/pages.css should set one min-width for output images"
-    return int(found[0])
 
 
 def drawn_figure(tmp_path: Path, name: str, drawn: float, **legend) -> DrawnFigure:
@@ -60,13 +51,33 @@ def test_a_9_pt_legend_shrunk_to_a_phone_column_is_flagged(tmp_path):
     assert drawn_px(9 / 72 * 110, fig.natural, fig.drawn) < 8
 
 
-def test_the_books_legend_at_the_phone_min_width_is_legible(tmp_path):
-    width = phone_min_width()
-    fig = drawn_figure(tmp_path, "after", width)
-    assert recorded_legend_px(fig.image) == pytest.approx(LEGEND_POINTS / 72 * 110, abs=0.01)
-    assert legend_problems([fig]) == []
-    # and it holds for a figure as wide as the book draws them, uncropped: 6.4 in
-    assert drawn_px(LEGEND_POINTS / 72 * 110, 6.4 * 110, width) >= MIN_CSS_PX
+def test_the_books_phone_drawing_shown_in_a_phone_column_is_legible(tmp_path):
+    import base64
+
+    from PIL import Image
+
+    from attention_book.plotting import PHONE_KEY, figure_png
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    ax.plot([0, 1], [0, 1], label="GPT-2")
+    ax.legend(frameon=False, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    page = figure_png(fig)
+    plt.close(fig)
+    with Image.open(__import__("io").BytesIO(page)) as image:
+        phone = base64.b64decode(image.text[PHONE_KEY])
+    path = tmp_path / "phone.png"
+    path.write_bytes(phone)
+    with Image.open(path) as image:
+        natural = image.width
+    assert recorded_legend_px(path) == pytest.approx(LEGEND_POINTS / 72 * 110, abs=0.01)
+    shown = DrawnFigure("book/x.html", path.name, path, natural, min(PHONE_COLUMN, natural))
+    assert legend_problems([shown]) == []
+    # the same figure's page drawing shrunk into the phone column would not be
+    page_path = tmp_path / "page.png"
+    page_path.write_bytes(page)
+    with Image.open(page_path) as image:
+        wide = DrawnFigure("book/x.html", page_path.name, page_path, image.width, PHONE_COLUMN)
+    assert drawn_px(recorded_legend_px(page_path), wide.natural, wide.drawn) < MIN_CSS_PX
 
 
 def test_a_figure_without_the_record_is_a_problem_and_one_without_legend_is_not(tmp_path):

@@ -41,7 +41,7 @@ from attention_book.verify import (
 def _passed(**by_subject):
     """A pattern of passes: subject -> bool, on two input sets."""
     names = {"gpt2": GPT2_NAME, "reparam": REPARAM, "permuted": PERMUTED, "init": INIT}
-    return {f"{names[k]} / {s}": ok for k, ok in by_subject.items() for s in "AB"}
+    return {f"{names[k]} / {s}": ok for k, ok in by_subject.items() for s in "ABC"}
 
 
 @pytest.mark.parametrize("pattern, kind", [
@@ -143,8 +143,8 @@ def test_checks_on_one_counterfactual_model_share_its_traces(gpt2):
     for check in checks:
         evaluate(check, cases)
     counterfactual = {id(c): c for c in measured if all(c is not g for g in cases)}
-    assert len([c for c in measured if c.model is zeroed]) == 4  # 2 checks x 2 input sets
-    assert len(counterfactual) == 2 and {c.inputs for c in counterfactual.values()} == \
+    assert len([c for c in measured if c.model is zeroed]) == 6  # 2 checks x 3 input sets
+    assert len(counterfactual) == 3 and {c.inputs for c in counterfactual.values()} == \
         set(position_sets())
 
 
@@ -168,10 +168,14 @@ def test_invertible_matrices_are_not_orthogonal_and_well_conditioned():
 
 
 def test_position_sets_are_disjoint_and_seeded():
-    a, b = position_sets()
-    assert not set(a.positions) & set(b.positions)
+    a, b, c = position_sets()
+    assert not set(a.positions) & set(b.positions) and not set(c.positions) & (
+        set(a.positions) | set(b.positions))
     assert position_sets()[1].positions == b.positions
     assert a.positions == tuple(range(20)) and len(b.positions) == 20
+    # set C: 20 consecutive positions far from the start of the context
+    assert c.positions == tuple(range(c.positions[0], c.positions[0] + 20))
+    assert c.positions[0] > 300
 
 
 @pytest.fixture(scope="module")
@@ -197,14 +201,32 @@ def test_the_reparametrised_model_computes_gpt2s_function(gpt2):
     assert np.abs(other.layers[0].W_Q - gpt2.layers[0].W_Q).max() > 0.1
 
 
-def test_the_permuted_model_keeps_every_tensors_values(gpt2):
-    names = ["h.0.attn.c_attn.weight", "wpe.weight", "h.3.ln_1.weight"]
+def test_the_permuted_model_keeps_every_matrixs_values(gpt2):
+    """Each of W_Q, W_K, W_V (the thirds of c_attn), their biases, W_O and every other
+    tensor keeps its own values, shuffled."""
+    names = ["h.0.attn.c_attn.weight", "h.0.attn.c_attn.bias", "wpe.weight",
+             "h.3.ln_1.weight"]
     small = {n: np.asarray(gpt2.tensors[n]) for n in names}
     shuffled = permute(small, seed=0)
     for n in names:
-        assert np.array_equal(np.sort(shuffled[n], axis=None), np.sort(small[n], axis=None))
-        assert not np.array_equal(shuffled[n], small[n])
+        parts = 3 if "c_attn" in n else 1
+        for a, b in zip(np.split(shuffled[n], parts, axis=-1), np.split(small[n], parts,
+                                                                      axis=-1), strict=True):
+            assert np.array_equal(np.sort(a, axis=None), np.sort(b, axis=None))
+            assert not np.array_equal(a, b)
     assert np.array_equal(permute(small, seed=0)["wpe.weight"], shuffled["wpe.weight"])
+
+
+def test_the_permuted_control_commutes_with_rescaling_one_matrix(gpt2):
+    """Shuffling W_V then scaling it is scaling then shuffling: the control does not
+    depend on which of the reparametrisations the book uses was applied first."""
+    name = "h.2.attn.c_attn.weight"
+    w = np.asarray(gpt2.tensors[name]).copy()
+    scaled = w.copy()
+    scaled[:, 1536:] *= 4.0
+    a = permute({name: w})[name]
+    a[:, 1536:] *= 4.0
+    assert np.array_equal(a, permute({name: scaled})[name])
 
 
 def test_the_build_refuses_a_reparametrisation_that_changes_the_function(gpt2):
@@ -217,3 +239,55 @@ def test_the_build_refuses_a_reparametrisation_that_changes_the_function(gpt2):
     bad = dict(good.tensors)
     bad["h.4.attn.c_proj.weight"] = np.asarray(gpt2.tensors["h.4.attn.c_proj.weight"])
     assert same_function(gpt2, GPT2(bad, cfg), x) > 100 * function_tolerance(cfg)
+
+
+# ------------------------------------------------------------------ what a check must be
+
+
+@pytest.mark.parametrize("threshold", [
+    dict(op=below, value=1, lowest=0, highest=1, strict=False),   # "<= 1" of a share
+    dict(op=above, value=0, lowest=0, highest=1, strict=False),   # ">= 0" of a norm
+    dict(op=below, value=0.6, lowest=0, highest=0.5, strict=True),  # past the reach
+    dict(op=above, value=2, lowest=0, highest=1, strict=True),     # never passes
+])
+def test_a_threshold_at_the_edge_of_the_reach_is_refused(threshold):
+    op = threshold.pop("op")
+    with pytest.raises(ValueError, match="not a threshold"):
+        op(threshold.pop("value"), why="w", **threshold)
+
+
+def test_an_identity_or_generic_check_names_its_failing_input():
+    with pytest.raises(ValueError, match="names the input on which it fails"):
+        Check("L1", "x", lambda c: 0.0, below(1, why="w"), IDENTITY)
+    check = Check("L2", "bias norm", lambda c: c.model.value, above(0.1, why="w"), FINDING)
+    assert check.failing_inputs == (PERMUTED, INIT)
+
+
+def test_a_measure_that_stops_is_a_failed_check_with_what_happened():
+    def rank(case):
+        if case.model.value == 0:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return case.model.value
+
+    check = Check("L2", "rank", rank, above(0.1, why="w"), FINDING)
+    v = evaluate(check, _cases([0.0, 1.0, 0.0, 0.0]))
+    assert math.isnan(v.values[GPT2_NAME]) and "LinAlgError: Singular matrix" in \
+        v.errors[GPT2_NAME]
+    assert any("Singular matrix" in p for p in v.problems)
+    nan = evaluate(Check("S4", "entropy", lambda c: math.nan, above(0.1, why="w"), FINDING),
+                   _cases([1.0, 1.0, 0.0, 0.0]))
+    assert "not a finite number" in nan.errors[GPT2_NAME] and nan.problems
+
+
+def test_the_verdict_line_reads_an_expected_failure_as_expected():
+    from attention_book.verdict_view import html, line
+
+    check = Check("L2", "bias norm", lambda c: c.model.value, above(0.1, why="w"), FINDING,
+                  counterfactuals={"biases dropped": lambda case: 0.0})
+    v = evaluate(check, _cases([1.0, 1.0, 0.0, 0.0]))
+    assert "as it must" in line(v) and "verdict-pass" in line(v)
+    page = html([v])
+    assert page.count('class="v expected"') == 3  # permuted, random init, counterfactual
+    assert 'class="v fail"' not in page
+    broken = evaluate(check, _cases([1.0, 1.0, 1.0, 0.0]))  # passes on permuted: not a finding
+    assert "verdict-fail" in line(broken) and 'class="v fail"' not in html([broken])
