@@ -15,10 +15,12 @@ three controls and the two input sets, each once per process, and returns the ch
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
+from html import escape
 
 import numpy as np
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from .checkpoint import Checkpoint, load_checkpoint
 from .checks import ClaimCheckFailed
@@ -27,9 +29,7 @@ from .derivation import Derivation
 from .gpt2 import GPT2, load_gpt2
 from .ledger import Ledger, Record
 from .subjects import (
-    DESCRIBE,
     GPT2_NAME,
-    SUBJECTS,
     Case,
     InputSet,
     Subjects,
@@ -154,16 +154,34 @@ class VerdictTable:
         return verdicts_text(self.verdicts)
 
 
-def _opening(ch: Chapter) -> str:
-    lines = [f"**Weights.** {ch.checkpoint.found()}."]
-    if (missing := unserved(ch.checkpoint.is_full)):
-        lines.append(f"Not in this checkpoint: the token embeddings and MLP weights; "
-                     f"{', '.join(missing)} are not verified in this build.")
-    sets = "; ".join(f"**{s.name}**: {s.label}" for s in ch.subjects.input_sets)
-    lines.append(f"**Input sets.** {sets}.")
-    lines.append("**Controls.** " + "; ".join(f"*{s}*: {DESCRIBE[s]}" for s in SUBJECTS[1:])
-                 + ".")
-    return "\n\n".join(lines)
+READING = "intro.html#reading-the-checks"  # the intro's section, beside every chapter
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What a chapter's first output says: the weights, what this build leaves out, the
+    input sets; how the checks are read is the intro's, linked."""
+
+    weights: str
+    missing: list[str]
+    sets: list[tuple[str, str]]
+
+    def _lines(self, link: str) -> list[str]:
+        lines = [f"<b>Weights.</b> {escape(self.weights)}."]
+        if self.missing:
+            lines.append("Not in this checkpoint: the token embeddings and MLP weights; "
+                         f"{', '.join(self.missing)} are not verified in this build.")
+        sets = "; ".join(f"<b>{n}</b>: {escape(label)}" for n, label in self.sets)
+        lines.append(f"<b>Input sets.</b> {sets}. Every check also runs on three controls; "
+                     f"{link} says how to read the checks.")
+        return lines
+
+    def _repr_html_(self) -> str:
+        link = f'<a href="{READING}">How to read a check</a>'
+        return "".join(f"<p>{line}</p>" for line in self._lines(link))
+
+    def __repr__(self) -> str:
+        return "\n".join(re.sub(r"<[^>]+>", "", ln) for ln in self._lines("the book's intro"))
 
 
 def open_chapter(name: str) -> Chapter:
@@ -171,5 +189,6 @@ def open_chapter(name: str) -> Chapter:
     checkpoint = load_checkpoint()
     ch = Chapter(name, checkpoint, subjects(),
                  Ledger(name, checkpoint.weights_note, checkpoint.is_full))
-    display(Markdown(_opening(ch)))
+    display(Opening(checkpoint.found(), unserved(checkpoint.is_full),
+                    [(s.name, s.label) for s in ch.subjects.input_sets]))
     return ch

@@ -72,15 +72,14 @@ class Record:
         return claim_index()[self.claim]["title"]
 
     def _repr_markdown_(self) -> str:
+        """One line: the claim's status in the ledger, and why when it is not verified."""
         badge = f'<span class="ledger-status ledger-{SLUGS[self.status]}">{self.status}</span>'
-        lines = [f"{badge} **Ledger, {self.claim}: {self.status}.** {self.statement}. "
-                 f"Evidence: {', '.join(self.evidence)}; {len(self.checks)} "
-                 f"check{'s' if len(self.checks) != 1 else ''} on GPT-2 and its controls."]
+        line = f"{badge} **Ledger, {self.claim}** ({', '.join(self.evidence)})."
         if self.reason:
-            lines.append(f"Why: {self.reason}")
+            line += f" Why: {self.reason}"
         if self.weights:
-            lines.append(f"Weights: {self.weights}.")
-        return "\n\n".join(lines)
+            line += f" Weights: {self.weights}."
+        return line
 
 
 def _known(claim: str) -> None:

@@ -35,12 +35,6 @@ from .gpt2 import GPT2, AttentionTrace, attention
 GPT2_NAME, REPARAM, PERMUTED, INIT = "GPT-2", "reparametrised", "permuted", "random init"
 SUBJECTS = (GPT2_NAME, REPARAM, PERMUTED, INIT)
 CONTROLS = SUBJECTS[1:]
-DESCRIBE = {
-    GPT2_NAME: "the loaded checkpoint",
-    REPARAM: "GPT-2's function, other matrices: W_Q R, W_K R^-T, W_V S, S^-1 W_O per head",
-    PERMUTED: "GPT-2's values, no arrangement: each matrix's and each bias's entries shuffled",
-    INIT: "GPT-2 small's initialisation, untrained",
-}
 SEED = 0
 COND = 4.0  # condition number bound of R and S: non-orthogonal, yet well inside float32
 N_POSITION_ROWS = 20

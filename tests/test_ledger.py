@@ -67,7 +67,7 @@ def test_round_trip_with_verdicts_and_derivation(ledger_dir):
     assert q1.statement == claim_index()["Q1"]["title"]
     assert q1.evidence == ["symbolic", "GPT-2 weights", "figure"]
     assert q1.checks[0]["kind"] == FINDING and q1.checks[0]["passed"]["random init"] is False
-    assert "Ledger, Q1: verified" in q1._repr_markdown_()
+    assert "ledger-verified" in q1._repr_markdown_() and "**Ledger, Q1**" in q1._repr_markdown_()
     assert read_derivations()["Q1"]["status"] == GENUINE
 
 
