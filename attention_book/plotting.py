@@ -156,6 +156,9 @@ def phone_layout(fig: Figure) -> None:
         for t in ax.texts:
             if t.get_fontsize() < 0.75 * LEGEND_POINTS:
                 t.set_visible(False)
+    for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        if legend is not None and legend._ncols > 2:  # no public getter
+            legend.set_ncols(2)
 
 
 def finish(fig: Figure | None = None) -> None:
@@ -173,8 +176,24 @@ def figure_png(fig: Figure) -> bytes:
     pyplot = fig.canvas.manager is not None  # attention_book.diagrams draws without pyplot
     page = png_with_legend_size(fig, crop=pyplot)
     phone_layout(fig)
-    phone = png_with_legend_size(fig, crop=pyplot)
+    phone = _laid_out_png(fig, crop=pyplot)
     return add_text_chunk(page, PHONE_KEY, base64.b64encode(phone).decode())
+
+
+def _laid_out_png(fig: Figure, crop: bool) -> bytes:
+    """The figure's PNG, made taller until the layout engine fits every panel (it gives
+    up, with a warning, when the text leaves the panels no room)."""
+    import warnings
+
+    for _ in range(4):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            png = png_with_legend_size(fig, crop=crop)
+        if not any("collapsed" in str(w.message) for w in caught):
+            return png
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height * 1.4)
+    return png
 
 
 def add_text_chunk(png: bytes, key: str, value: str) -> bytes:
