@@ -15,6 +15,9 @@ import nbformat
 import numpy as np
 import sympy as sp
 
+from attention_book import exercises
+from grading.registry import registry
+
 
 def in_float32(answer: Any) -> Any:
     """The answer with every float in it rounded to float32 (ints and symbols as they are)."""
@@ -90,6 +93,15 @@ def literal_forms(value: Any) -> set[str]:
     return {repr(value)}
 
 
+def whole_forms(value: Any) -> set[str]:
+    """The forms of ``value`` written whole: a tuple's or a dict's repr, not its parts'."""
+    if isinstance(value, dict):
+        return _short({repr(_plain(value))})
+    if isinstance(value, tuple | list):
+        return _short({repr(_plain(value)), repr(tuple(_plain(value)))})
+    return literal_forms(value)
+
+
 def digits(form: str) -> int | None:
     """How many significant digits a numeric form holds (None: not a number)."""
     body = form.strip().lstrip("-+")
@@ -117,6 +129,18 @@ def occurrences(text: str, forms: list[str]) -> list[str]:
         return []
     either = "|".join(map(re.escape, sorted(forms, key=len, reverse=True)))
     return sorted(set(re.findall(rf"(?<![\w.])(?:{either})(?![\w])", text)))
+
+
+def right_answer_forms(label: str) -> list[str]:
+    """The forms of exercise ``label``'s right answer (the key's) that cannot occur in a
+    chapter by chance: the answer written whole (numbers of four significant digits, texts
+    of eight characters) and its parts with five digits (a shorter part, such as a model
+    width of 8192, is a size the chapter gives)."""
+    answers = [registry()[label].reference()]
+    answers.append(exercises.read(label, answers[0]))
+    whole = set().union(*(whole_forms(a) for a in answers))
+    parts = set().union(*(literal_forms(a) for a in answers))
+    return sorted(set(distinctive(whole, 4, 8)) | set(distinctive(parts, 5, 10**6)))
 
 
 def student_view(nb: nbformat.NotebookNode) -> str:
