@@ -27,7 +27,7 @@ import numpy as np
 
 RESOLUTION = 1e-3   # a cell is 0.1% of a number (or of an array's norm) wide
 SPREAD = 1e-4       # a stored mistake covers the cells within 0.01% of it
-ITERATIONS = 20_000  # about 10 ms a digest
+ITERATIONS = 20_000  # 10-20 ms a digest on this machine: slow to try answers one by one
 SMALL = 4           # arrays up to this size are read number by number
 POINTS = 2          # a SymPy expression is read at this many points
 
