@@ -32,7 +32,7 @@ NOT_TESTED = "not tested by the atlas"
 NOT_COVERED = "not covered by the atlas"
 # What defines each role the chapters discuss: the input a test of it must run.
 DEFINED_ON = {
-    "previous-token": "text: attention from each token to the one before it",
+    "previous-token": "text (attention from each token to the one before it)",
     "induction": "repeated random tokens (chapter 10's probe, claim I2)",
     "duplicate-token": "text in which a token repeats",
 }
