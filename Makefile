@@ -17,10 +17,14 @@ export OPENBLAS_NUM_THREADS ?= 1
 NOTEBOOKS = _build/notebooks
 EXECUTED  = _build/executed
 
+# The package installs attention_book alone; book_tools (the build and its checks) and
+# grading/ stay the checkout's, which a .pth file puts on the virtualenv's path.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_path('purelib'),\
+	  'attention_book_checkout.pth').write_text('$(CURDIR)\n')"
 	touch $@
 
 # The chapters execute afresh, two at a time, into the build's cache (outputs depend on the
