@@ -191,11 +191,23 @@ def test_corrupt_header(point_to, tmp_path, header):
         load_checkpoint()
 
 
+def test_tensors_not_laid_end_to_end_are_refused(point_to, tmp_path):
+    """The tensors are mapped where the library says their data lie, end to end: a header
+    with a gap before its tensor is the library's to refuse, and it does."""
+    raw = json.dumps({"wpe.weight": {"dtype": "F32", "shape": [2],
+                                     "data_offsets": [8, 16]}}).encode()
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + b"\0" * 16)
+    point_to(tmp_path)
+    with refused("corrupt safetensors header: invalid offset for tensor `wpe.weight`"):
+        load_checkpoint()
+
+
 def test_header_not_json(point_to, tmp_path):
     path = tmp_path / "model.safetensors"
-    path.write_bytes(struct.pack("<Q", 10) + b"\xff" * 10 + b"\0" * 8)
+    path.write_bytes(struct.pack("<Q", 10) + b"{not json}" + b"\0" * 8)
     point_to(tmp_path)
-    with refused("unreadable safetensors header"):
+    with refused("corrupt safetensors header: invalid JSON"):
         load_checkpoint()
 
 
