@@ -13,7 +13,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         chapters-and-book background-rehearsal standin \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
-        pages-check deploy-guard publish-rehearsal hub-revision grade slides
+        pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
 NOTEBOOKS = _build/notebooks
 EXECUTED  = _build/executed
 
@@ -34,17 +34,21 @@ book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-# In two phases of chains side by side, since none reads what another writes. First
-# every chapter under nbval and then the strict build that renders that execution
-# (chapters-and-book), beside the unit tests. Then the PDF and the site's checks, whose
-# browsers wait on pages as often as they compute, beside the rehearsal, which runs at a
-# lower priority (nice 10) and takes the cycles they leave. The rehearsal's stand-in and
-# its controls are made first: a unit test reads the stand-in too. Each target's output
+# make test's phases, in turn; a phase's targets run side by side, since none reads what
+# another writes (make bench times each). First the linters and the rehearsal's stand-in and
+# its controls (a unit test reads the stand-in too). Then every chapter under nbval and the
+# strict build that renders that execution (chapters-and-book), beside the unit tests. Then
+# the PDF and the site's checks, whose browsers wait on pages as often as they compute,
+# beside the rehearsal, which runs at a lower priority (nice 10) and takes the cycles they
+# leave. Last, the publishing workflow rehearsed on that site and PDF. Each target's output
 # is printed whole, when it is done.
-test: workflow-lint lint standin
-	$(MAKE) -j2 --output-sync=target chapters-and-book unit
-	$(MAKE) -j3 --output-sync=target pdf site background-rehearsal
-	$(MAKE) publish-rehearsal
+TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit pdf,site,background-rehearsal \
+              publish-rehearsal
+test:
+	$(foreach phase,$(TEST_PHASES),$(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
+comma := ,
+test-phases:
+	@printf '%s\n' $(TEST_PHASES)
 
 chapters-and-book: chapters
 	$(MAKE) strict-book
@@ -101,8 +105,11 @@ strict-book: control
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
+# The built site's checks (tests/site), two browsers side by side: each takes a page's
+# checks together and loads the page once.
 site: $(STAMP) node_modules/.installed
-	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider
+	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider \
+	  -n 2 --dist loadgroup
 
 # The chapters in JupyterLab, as notebooks (jupytext), with MyST rendered (jupyterlab-myst):
 # double-clicking a chapter's .md opens it as a notebook.
@@ -149,14 +156,15 @@ slides: $(STAMP) node_modules/.installed | $(EXECUTED)
 $(EXECUTED):
 	$(MAKE) chapters
 
-# The whole book as one PDF, _build/book.pdf, printed by headless Chromium (no LaTeX).
-pdf: control
+# The whole book as one PDF, _build/book.pdf: the built site's pages printed by headless
+# Chromium (no LaTeX), after make book or make strict-book.
+pdf: $(STAMP)
 	$(BIN)/python -m book_tools.pdf _build/book.pdf
 	ATTENTION_BOOK_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/pdf -q -p no:cacheprovider
 
-# Where the time goes (a benchmark, never a timed test), in _build/bench.md: every chapter
-# cell by cell, the checkpoint's load, then every stage of make test run and timed (as long
-# as make test itself; the stages' logs in _build/bench-logs).
+# Where the time goes (a benchmark, never a timed test), in _build/bench.md: the checkpoint's
+# load, every chapter with its costliest cells, then every stage of make test run and timed
+# (as long as make test itself; the stages' logs in _build/bench-logs).
 bench: $(STAMP)
 	$(BIN)/python -m book_tools.bench --stages
 

@@ -2,8 +2,8 @@
 
 A student who installs the book gets the package ``pyproject.toml`` names
 (``attention_book*``; the build tooling, ``book_tools``, is the repository's); the key is the
-top-level ``grading/`` folder, which only the autograder zips carry. No packaged module imports it, and importing every one of
-them leaves it unimported.
+top-level ``grading/`` folder, which only the autograder zips carry. No packaged module
+imports it, and importing every one of them leaves it unimported.
 """
 
 from __future__ import annotations
