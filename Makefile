@@ -80,10 +80,10 @@ notebooks: $(STAMP)
 
 # Every chapter under nbval, through notebooks generated from the MyST sources; one
 # notebook per worker, two workers. Each chapter whose cells all pass is recorded with its
-# outputs in $(EXECUTED) (book_tools.nbval_record): the strict build renders that
-# execution instead of running the chapter a second time on the same weights.
+# outputs in $(EXECUTED) (book_tools.nbval_record), and writes its ledger file afresh: the
+# strict build renders that execution instead of running the chapter a second time.
 chapters: notebooks control
-	rm -rf $(EXECUTED)
+	rm -rf $(EXECUTED) _build/ledger
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
 	  -p book_tools.nbval_record --record-executed $(EXECUTED) -n 2 --dist loadfile $(NOTEBOOKS)
 
@@ -99,9 +99,10 @@ rehearsal: control
 	$(BIN)/python -m book_tools.rehearsal
 
 # Renders nbval's execution of each chapter where it is still true of the chapter and the
-# weights (book_tools.execute); the chapters without one are executed here.
+# weights, with the ledger that run wrote (book_tools.execute); the chapters without one
+# are executed here, and write their ledger files again.
 strict-book: control
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/.jupyter_cache
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
