@@ -524,6 +524,18 @@ def test_table_matches_the_shared_record():
             assert table["tensors"][name].get(key) == rec.get(key), (name, key)
 
 
+def test_the_tables_thirds_are_those_of_the_official_tensors(checkpoint):
+    """The sha256 of W_Q, W_K, W_V (and their biases) within every c_attn, which name the
+    third that differs in a modified copy, are the official tensors' thirds."""
+    fused = [k for k in checkpoint.tensors if k.endswith(("c_attn.weight", "c_attn.bias"))]
+    assert len(fused) == 24
+    for name in fused:
+        assert checkpoint.identity.tensors[name] == ck.T_OFFICIAL
+        thirds = dict(zip(ck.thirds_labels(name),
+                          map(ck.sha256_f32, ck.thirds(checkpoint.tensors[name])), strict=True))
+        assert ck.fingerprint_table()["tensors"][name]["thirds"] == thirds, name
+
+
 def test_table_knows_nothing_of_the_standin():
     """The stand-in is build tooling: its tensors are recognised by the file's own record."""
     assert set(ck.fingerprint_table()) == {"about", "official_file", "tensors", "table_sha256"}

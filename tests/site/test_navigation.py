@@ -39,6 +39,7 @@ def test_the_front_page_leads_to_the_intro(site, browser, root, shown):
 def claim_sections(site: Path) -> list[tuple[str, str, Path, object]]:
     """Follow intro -> ledger -> claim: (claim, status class, page, section) of every claim
     the ledger links; asserts each step of the way exists."""
+    pages: dict[Path, BeautifulSoup] = {}
     intro = site / "book" / "intro.html"
     ledger = next((target(site, intro, a["href"])[0] for a in parse(intro).select("article a")
                    if a.get("href", "").endswith("claims_ledger.html")), None)
@@ -58,7 +59,7 @@ def claim_sections(site: Path) -> list[tuple[str, str, Path, object]]:
             problems.append(f"{claim}: recorded but not linked to its section")
             continue
         page, anchor = target(site, ledger, link["href"])
-        found = parse(page).find(id=anchor)
+        found = pages.setdefault(page, parse(page)).find(id=anchor)
         if found is None:
             problems.append(f"{claim}: {link['href']} leads nowhere")
             continue
