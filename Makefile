@@ -11,11 +11,10 @@ BUILD_FLAGS = --warningiserror --keep-going
 export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
-        chapters-and-book background-rehearsal standin \
+        background-rehearsal standin \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
         pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
 NOTEBOOKS = _build/notebooks
-EXECUTED  = _build/executed
 
 # The package installs attention_book alone; book_tools (the build and its checks) and
 # grading/ stay the checkout's, which a .pth file puts on the virtualenv's path.
@@ -36,22 +35,19 @@ book: control
 
 # make test's phases, in turn; a phase's targets run side by side, since none reads what
 # another writes (make bench times each). First the linters and the rehearsal's stand-in and
-# its controls (a unit test reads the stand-in too). Then every chapter under nbval and the
-# strict build that renders that execution (chapters-and-book), beside the unit tests. Then
+# its controls (a unit test reads the stand-in too). Then every chapter under nbval, the
+# strict build (which executes the chapters again, into its cache) and the unit tests. Then
 # the PDF and the site's checks, whose browsers wait on pages as often as they compute,
 # beside the rehearsal, which runs at a lower priority (nice 10) and takes the cycles they
 # leave. Last, the publishing workflow rehearsed on that site and PDF. Each target's output
 # is printed whole, when it is done.
-TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit pdf,site,background-rehearsal \
+TEST_PHASES = workflow-lint,lint,standin chapters,strict-book,unit pdf,site,background-rehearsal \
               publish-rehearsal
 test:
 	$(foreach phase,$(TEST_PHASES),$(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
 comma := ,
 test-phases:
 	@printf '%s\n' $(TEST_PHASES)
-
-chapters-and-book: chapters
-	$(MAKE) strict-book
 
 background-rehearsal:
 	nice -n 10 $(MAKE) rehearsal
@@ -79,13 +75,10 @@ notebooks: $(STAMP)
 	$(BIN)/python -m book_tools.notebooks $(NOTEBOOKS) > /dev/null
 
 # Every chapter under nbval, through notebooks generated from the MyST sources; one
-# notebook per worker, two workers. Each chapter whose cells all pass is recorded with its
-# outputs in $(EXECUTED) (book_tools.nbval_record), and writes its ledger file afresh: the
-# strict build renders that execution instead of running the chapter a second time.
+# notebook per worker, two workers.
 chapters: notebooks control
-	rm -rf $(EXECUTED) _build/ledger
 	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
-	  -p book_tools.nbval_record --record-executed $(EXECUTED) -n 2 --dist loadfile $(NOTEBOOKS)
+	  -n 2 --dist loadfile $(NOTEBOOKS)
 
 # The rehearsal's stand-in (book_tools.standin: the real attention tensors with synthetic wte
 # and MLP weights) and its controls, in _build/standin and the user cache; kept when current.
@@ -98,11 +91,10 @@ standin: control
 rehearsal: control
 	$(BIN)/python -m book_tools.rehearsal
 
-# Renders nbval's execution of each chapter where it is still true of the chapter and the
-# weights, with the ledger that run wrote (book_tools.execute); the chapters without one
-# are executed here, and write their ledger files again.
+# The book built from scratch with warnings as errors: every chapter executed afresh, two at
+# a time, into the build's cache (book_tools.execute), then rendered from it.
 strict-book: control
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/.jupyter_cache
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
 	$(BIN)/python -m book_tools.execute
 	$(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
@@ -148,14 +140,12 @@ grade: $(STAMP)
 	  --out _build/grades
 
 # One reveal.js deck per chapter, _build/slides/<chapter>.slides.html (book_tools.slides),
-# made from the executions make chapters recorded (which runs first if there are none);
-# reveal.js and MathJax, pinned in package-lock.json, are copied beside the decks.
+# made from the chapters as the last make book executed them; reveal.js and MathJax,
+# pinned in package-lock.json, are copied beside the decks.
 SLIDES = _build/slides
-slides: $(STAMP) node_modules/.installed | $(EXECUTED)
+slides: $(STAMP) node_modules/.installed
 	rm -rf $(SLIDES)
 	$(BIN)/python -m book_tools.slides $(SLIDES)
-$(EXECUTED):
-	$(MAKE) chapters
 
 # The whole book as one PDF, _build/book.pdf: the built site's pages printed by headless
 # Chromium (no LaTeX), after make book or make strict-book.

@@ -4,9 +4,9 @@ On the offline checkpoint (no ``wte``, no MLP weights) the chapters take their "
 verified in this build" branches, and the code only the full checkpoint reaches never runs.
 The rehearsal runs it on the stand-in of ``book_tools.standin`` (the real attention tensors
 plus seeded synthetic ``wte`` and MLP weights, never GPT-2, in ``_build/standin``): the
-chapters run as ``make chapters`` runs them, under nbval two at a time, with the stand-in's
-environment and a ledger of their own (``_build/rehearsal/ledger``, never the published one;
-nothing here is built into pages). nbval reports a failing cell with its traceback.
+chapters are executed as the build executes them (jupyter-cache, two at a time, in a cache
+of their own), with the stand-in's environment and a ledger of their own
+(``_build/rehearsal/ledger``, never the published one; nothing here is built into pages).
 
 A chapter passes when every cell passes (on the stand-in a claim's check that fails is
 recorded, not raised, and the chapter goes on; the rehearsal lists those claims), its first
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "_build" / "rehearsal"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @dataclass
@@ -69,20 +71,14 @@ def prepare(standin_dir: Path | None = None) -> Path:
     return standin_dir
 
 
-def run_chapters(notebooks: list[Path], env: dict[str, str], executed: Path) -> int:
-    """nbval over the notebooks, two at a time, with env; each notebook whose cells all
-    pass is kept with its outputs in executed (book_tools.nbval_record)."""
-    return subprocess.call([
-        sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-q",
-        "-p", "no:cacheprovider", "-p", "book_tools.nbval_record", "--record-executed",
-        str(executed), "-n", "2", "--dist", "loadfile", *map(str, notebooks)], env=env,
-        cwd=REPO)
+def run_chapters(sources: list[Path], env: dict[str, str], cache: Path) -> None:
+    """Execute the chapters with env, two at a time, into a jupyter-cache project."""
+    subprocess.run([sys.executable, "-m", "book_tools.execute", cache, *sources], env=env,
+                   check=True)
 
 
-def first_output(notebook: Path) -> str:
-    import nbformat
-
-    for cell in nbformat.read(notebook, as_version=4).cells:
+def first_output(nb) -> str:
+    for cell in nb.cells:
         for out in cell.get("outputs", []):
             text = out.get("text") or out.get("data", {}).get("text/markdown", "")
             if text.strip():
@@ -90,17 +86,23 @@ def first_output(notebook: Path) -> str:
     return ""
 
 
-def judge(notebooks: list[Path], executed: Path, ledger: Path) -> dict[str, Result]:
-    """What each chapter's run shows: its cells, its first output, its ledger."""
+def judge(sources: list[Path], cache_dir: Path, ledger: Path) -> dict[str, Result]:
+    """What each chapter's run shows: its error, its first output, its ledger."""
+    from jupyter_cache import get_cache
+
     from attention_book.checkpoint import STANDIN, WEIGHTS_NOTES
     from attention_book.claims import claim_index
     from attention_book.ledger import FAILED, GPT2_EVIDENCE, NOT_VERIFIED, VERIFIED
 
-    results = {nb.stem: Result(nb.stem) for nb in notebooks}
-    for name, result in results.items():
-        if not (executed / f"{name}.ipynb").is_file():
-            result.problems.append("a cell failed (nbval's report above shows it)")
-        elif WEIGHTS_NOTES[STANDIN] not in first_output(executed / f"{name}.ipynb"):
+    cache, results = get_cache(cache_dir), {src.stem: Result(src.stem) for src in sources}
+    for src in sources:
+        record, result = cache.get_project_record(str(src)), results[src.stem]
+        if record.traceback:
+            tail = "\n         ".join(ANSI.sub("", record.traceback).splitlines()[-15:])
+            result.problems.append(f"a cell failed:\n         {tail}")
+            continue
+        _, ran = cache.merge_match_into_notebook(cache.get_project_notebook(str(src)).nb)
+        if WEIGHTS_NOTES[STANDIN] not in first_output(ran):
             result.problems.append("its first output does not say what the weights are "
                                    "(print(load_checkpoint().describe()) first)")
     needs = claim_index()
@@ -126,17 +128,15 @@ def rehearse(sources: list[Path], out: Path = OUT) -> dict[str, Result]:
     """Build the stand-in, run the chapters on it, and judge each one."""
     import shutil
 
-    from book_tools.notebooks import generate
-
     if (out / "ledger").resolve() == (REPO / "_build" / "ledger").resolve():
         raise ValueError("the rehearsal never writes the published ledger (_build/ledger)")
     standin_dir = prepare()
-    for sub in ("ledger", "notebooks", "executed"):
+    for sub in ("ledger", "cache"):
         shutil.rmtree(out / sub, ignore_errors=True)
     (out / "ledger").mkdir(parents=True)
-    notebooks = generate(out / "notebooks", sources)
-    run_chapters(notebooks, environment(standin_dir, out / "ledger"), out / "executed")
-    return judge(notebooks, out / "executed", out / "ledger")
+    sources = [s.resolve() for s in sources]
+    run_chapters(sources, environment(standin_dir, out / "ledger"), out / "cache")
+    return judge(sources, out / "cache", out / "ledger")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         print("".join(f"       - {p}\n" for p in r.problems), end="")
     failed = sum(not r.ok for r in results.values())
     print(f"rehearsal on the stand-in: {len(results) - failed} passed, {failed} failed "
-          f"(executed notebooks and ledger: {args.out})")
+          f"(executions and ledger: {args.out})")
     return 1 if failed else 0
 
 

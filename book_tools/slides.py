@@ -1,6 +1,6 @@
 """A reveal.js slide deck per chapter: nbconvert's slides of the chapter as published for
-Colab (plain Markdown, no solutions: ``book_tools.plain_notebook``) with the outputs ``make
-chapters`` recorded (``_build/executed``; nothing is executed here).
+Colab (plain Markdown, no solutions: ``book_tools.plain_notebook``) with the outputs of the
+last build (``_build/jupyter_execute``; nothing is executed here).
 
 Each heading starts a slide (``###`` one below its section's), and so does each figure;
 code is left out (the outputs stay), and so are the cells hidden on the site; a long slide
@@ -28,6 +28,7 @@ TEMPLATES = Path(__file__).resolve().parent / "slides_template"
 REVEAL = REPO / "node_modules" / "reveal.js" / "dist"
 MATHJAX = REPO / "node_modules" / "mathjax" / "es5"
 THEME = "white"  # its fonts ship with reveal.js; most other themes import Google Fonts
+EXECUTED = REPO / "_build" / "jupyter_execute" / "book"  # the build's executed chapters
 HIDDEN = frozenset({"remove-cell", "remove-output", "hide-cell", "hide-output"})
 HEADING = re.compile(r"^(#{1,3}) ", re.MULTILINE)
 
@@ -107,7 +108,7 @@ def write_decks(out_dir: Path, executed_dir: Path, stems: list[str] | None = Non
     missing = [s for s in stems if not (executed_dir / f"{s}.ipynb").is_file()]
     if not stems or missing:
         raise FileNotFoundError(f"no executed {missing or 'chapters'} in {executed_dir}: "
-                                "make chapters records a chapter there when its cells pass")
+                                "make book executes them there")
     copy_scripts(out_dir)
     written = []
     for stem in stems:
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir", type=Path)
     ap.add_argument("stems", nargs="*", help="chapter stems, e.g. 01_one_row_three_lenses")
-    ap.add_argument("--executed", type=Path, default=REPO / "_build" / "executed")
+    ap.add_argument("--executed", type=Path, default=EXECUTED)
     args = ap.parse_args(argv)
     try:
         written = write_decks(args.out_dir, args.executed, args.stems or None)

@@ -2,18 +2,15 @@
 typeset mathematics, and the console stays free of errors.
 
 The deck is written here, as ``make slides`` writes it (book_tools.slides.write_decks),
-from the execution ``make chapters`` recorded for the strict build, and served locally.
+from the strict build's execution of the chapter, and served locally.
 """
 
-from pathlib import Path
 
 import pytest
 from browsing import serve
 
-from book_tools.slides import write_decks
+from book_tools.slides import EXECUTED, write_decks
 
-REPO = Path(__file__).resolve().parents[2]
-EXECUTED = REPO / "_build" / "executed"
 CHAPTER = "01_one_row_three_lenses"
 pytestmark = pytest.mark.usefixtures("site")
 
@@ -46,7 +43,7 @@ def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path, brows
     import json
 
     if not (EXECUTED / f"{CHAPTER}.ipynb").is_file():
-        pytest.fail(f"no executed {CHAPTER} in {EXECUTED}: run make chapters first",
+        pytest.fail(f"no executed {CHAPTER} in {EXECUTED}: run make strict-book first",
                     pytrace=False)
     (deck,) = write_decks(tmp_path, EXECUTED, [CHAPTER])
     shown.url = ""  # (the browser leaves the page the other checks show)
