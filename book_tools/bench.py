@@ -4,9 +4,6 @@ speed changes from day to day, and nothing here calibrates it.
 
 Writes Markdown tables to _build/bench.md and prints them:
 
-* the checkpoint's load in a fresh process, with an empty verdict cache (every tensor
-  hashed) and with the verdict it left, and a reader's first run with no checkpoint and no
-  network, to the loader's message;
 * every chapter in a fresh kernel, one after another, as ``jupytext --execute`` runs it:
   wall time, peak memory (the largest resident set of the runner and its kernel) and the
   costliest cells (nbclient's timing of each cell); then the book's costliest cells;
@@ -36,26 +33,7 @@ import nbformat
 from book_tools.notebooks import REPO, chapters
 
 CHAPTER_TARGET_S = 7.0
-LOAD_TARGET_S = 1.0
-OFFLINE_TARGET_S = 3.0
 TOP_CELLS = 15
-LOAD = ("import time; from attention_book.checkpoint import load_checkpoint; "
-        "t = time.perf_counter(); c = load_checkpoint(); print(time.perf_counter() - t)")
-# A reader's first run with no checkpoint and no network: the loader's message, at once.
-OFFLINE_START = """\
-import sys, time
-from attention_book.checkpoint import CheckpointError, load_checkpoint
-start = time.perf_counter()
-try:
-    load_checkpoint()
-except CheckpointError as e:
-    print(f"{time.perf_counter() - start:.3f}")
-    print(e)
-else:
-    sys.exit("a checkpoint was loaded")
-"""
-
-
 @dataclass(frozen=True)
 class Run:
     """One process, waited for: its wall time, peak memory (MiB) and exit status."""
@@ -115,39 +93,6 @@ def chapter_rows() -> tuple[list[str], bool]:
     return rows, ok
 
 
-def offline_env(home: Path) -> dict[str, str]:
-    """A reader's first run: no GPT2_CHECKPOINT, an empty Hugging Face cache, no proxy, no
-    verdict cache."""
-    from attention_book import checkpoint as ck
-
-    hf = {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE", "HF_HOME", "HF_ENDPOINT"}
-    env = {k: v for k, v in os.environ.items()
-           if k not in hf | {ck.ENV_VAR} and not k.lower().endswith("_proxy")}
-    return env | {"HF_HOME": str(home / "hf"), ck.CACHE_VAR: "off"}
-
-
-def load_rows() -> list[str]:
-    """The checkpoint's load, cold and warm, and the offline start's message."""
-    from attention_book import checkpoint as ck
-
-    rows = ["| what | wall time (s) | status |", "|---|---:|---|"]
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, **{ck.CACHE_VAR: cache})
-        for state in ("empty", "filled"):
-            done = subprocess.run([sys.executable, "-c", LOAD], env=env, cwd=REPO,
-                                  capture_output=True, text=True, check=True)
-            seconds = float(done.stdout)
-            rows.append(f"| load_checkpoint(), verdict cache {state} | {seconds:.2f} | "
-                        f"{'ok' if seconds < LOAD_TARGET_S else 'over the 1-s target'} |")
-        env = dict(offline_env(Path(cache)), HF_ENDPOINT="http://nonexistent.invalid")
-        done = subprocess.run([sys.executable, "-c", OFFLINE_START], env=env, cwd=REPO,
-                              capture_output=True, text=True, check=True, timeout=300)
-    seconds = float(done.stdout.split("\n", 1)[0])
-    rows.append(f"| no checkpoint, no network: to the loader's message | {seconds:.2f} | "
-                f"{'ok' if seconds <= OFFLINE_TARGET_S else 'over the 3-s target'} |")
-    return rows
-
-
 def make_target(target: str, logs: Path) -> Run:
     with (logs / f"{target}.log").open("w") as log:
         return timed(["make", target], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
@@ -182,10 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stages", action="store_true", help="also time every stage of make test")
     args = ap.parse_args(argv)
-    rows = load_rows()
-    print("\n".join(rows), flush=True)
-    chapter_table, ok = chapter_rows()
-    rows += ["", *chapter_table]
+    rows, ok = chapter_rows()
     if args.stages:
         stages, stages_ok = stage_rows()
         rows += ["", *stages]
