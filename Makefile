@@ -59,11 +59,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check attention_book book_tools grading tests
 	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --line-length 79 --ignore E402,E731,E501,B905,B015,B018,I001 {}" book/[0-9]*.md book/notation.md
 
-# (tests/site and tests/pdf run in their own stages, after the build they check: run here
-# too they would check a build left from an earlier run, and the site checker's own tests
-# would run twice.)
+# The unit tests in two tiers: the fast one first (pytest -m "not slow": the reader's package
+# and the tooling's logic, under a minute), then the slow one (otter end to end, the
+# workflows, copies of the checkpoint, chapters run whole, the rehearsal's). tests/site and
+# tests/pdf run in their own stages, after the build they check.
+UNIT = $(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --ignore=tests/site \
+       --ignore=tests/pdf
 unit: control
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --ignore=tests/site --ignore=tests/pdf
+	$(UNIT) -m "not slow"
+	$(UNIT) -m slow
 
 # The controls every GPT-2 check also runs on (random init, permuted, reparametrised):
 # built once into the user cache.

@@ -16,6 +16,8 @@ from safetensors.numpy import save_file
 from attention_book.checkpoint import ALLOW_MODIFIED_VAR, ENV_VAR, read_tensors
 from attention_book.ledger import FAILED, LEDGER_DIR_VAR, VERIFIED
 
+pytestmark = pytest.mark.slow  # a chapter run whole
+
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -21,6 +21,8 @@ from book_tools.otter_master import answer_name
 from grading import NOT_ANSWERED, verdict
 from grading.registry import registry
 
+pytestmark = pytest.mark.slow  # otter end to end
+
 CHAPTER = "11_checklist"
 LABELS = ["ex-xi-mqa", "ex-xi-grouped-gpt2"]
 

@@ -97,6 +97,7 @@ def test_folder_or_file_both_work(point_to, checkpoint):
     assert load_checkpoint().path == checkpoint.path
 
 
+@pytest.mark.slow  # a copy of the checkpoint
 def test_writing_into_a_tensor_never_changes_the_file(point_to, checkpoint, write_tensors):
     path = point_to(write_tensors(_offline(checkpoint)))
     before = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -134,6 +135,7 @@ def test_empty_file(point_to, tmp_path):
         load_checkpoint()
 
 
+@pytest.mark.slow  # a copy of the checkpoint
 def test_truncated_file(point_to, tmp_path, checkpoint):
     with checkpoint.path.open("rb") as f:
         (tmp_path / "model.safetensors").write_bytes(f.read(5_000_000))
@@ -142,6 +144,7 @@ def test_truncated_file(point_to, tmp_path, checkpoint):
         load_checkpoint()
 
 
+@pytest.mark.slow  # a copy of the checkpoint
 def test_cut_by_one_byte_shows_exact_sizes(point_to, tmp_path, checkpoint, write_tensors):
     path = write_tensors(_offline(checkpoint))
     data = path.read_bytes()
@@ -166,6 +169,25 @@ def test_git_lfs_pointer(point_to, tmp_path):
         load_checkpoint()
 
 
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
 @pytest.mark.parametrize("start, what", [(b"PK\x03\x04", "zip archive.*PyTorch"),
                                          (b"\x80\x02}q\x00", "Python pickle"),
                                          (b"\xde\xad\xbe\xef" * 4, "binary data without")])

@@ -14,6 +14,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import setuptools
 
 from attention_book import exercises
@@ -57,6 +58,7 @@ print(sorted(name for name in sys.modules if name.split(".")[0] == "grading"))
 """
 
 
+@pytest.mark.slow  # imports every module of the package in a new process
 def test_importing_everything_a_student_can_import_leaves_the_key_unimported():
     done = subprocess.run([sys.executable, "-c", IMPORT_ALL], capture_output=True, text=True,
                           cwd=REPO, timeout=120)
