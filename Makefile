@@ -9,21 +9,24 @@ BUILD_FLAGS = --warningiserror --keep-going
 # The chapters' linear algebra is small (at most 768 wide): BLAS threads only add
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
-# Only the book's build writes the claims ledger; a chapter run anywhere else (a reader's
-# notebook, a homework) keeps it in memory.
+# Only the book's build writes the claims ledger; a chapter run anywhere else (nbval, a
+# reader's notebook, a homework) keeps it in memory.
 BUILD_LEDGER = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
-        chapters-and-book background-rehearsal standin \
+        background-rehearsal standin \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
-        pages-check deploy-guard publish-rehearsal hub-revision grade slides
+        pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
 NOTEBOOKS = _build/notebooks
-EXECUTED  = _build/executed
 
+# The package installs attention_book alone; book_tools (the build and its checks) and
+# grading/ stay the checkout's, which a .pth file puts on the virtualenv's path.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_path('purelib'),\
+	  'attention_book_checkout.pth').write_text('$(CURDIR)\n')"
 	touch $@
 
 # The chapters execute afresh, two at a time, into the build's cache (outputs depend on the
@@ -33,20 +36,21 @@ book: control
 	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
 	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
-# In two phases of chains side by side, since none reads what another writes. First
-# every chapter under nbval and then the strict build that renders that execution
-# (chapters-and-book), beside the unit tests. Then the PDF and the site's checks, whose
-# browsers wait on pages as often as they compute, beside the rehearsal, which runs at a
-# lower priority (nice 10) and takes the cycles they leave. The rehearsal's stand-in and
-# its controls are made first: a unit test reads the stand-in too. Each target's output
+# make test's phases, in turn; a phase's targets run side by side, since none reads what
+# another writes (make bench times each). First the linters and the rehearsal's stand-in and
+# its controls (a unit test reads the stand-in too). Then every chapter under nbval, the
+# strict build (which executes the chapters again, into its cache) and the unit tests. Then
+# the PDF and the site's checks, whose browsers wait on pages as often as they compute,
+# beside the rehearsal, which runs at a lower priority (nice 10) and takes the cycles they
+# leave. Last, the publishing workflow rehearsed on that site and PDF. Each target's output
 # is printed whole, when it is done.
-test: workflow-lint lint standin
-	$(MAKE) -j2 --output-sync=target chapters-and-book unit
-	$(MAKE) -j3 --output-sync=target pdf site background-rehearsal
-	$(MAKE) publish-rehearsal
-
-chapters-and-book: chapters
-	$(MAKE) strict-book
+TEST_PHASES = workflow-lint,lint,standin chapters,strict-book,unit pdf,site,background-rehearsal \
+              publish-rehearsal
+test:
+	$(foreach phase,$(TEST_PHASES),$(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
+comma := ,
+test-phases:
+	@printf '%s\n' $(TEST_PHASES)
 
 background-rehearsal:
 	nice -n 10 $(MAKE) rehearsal
@@ -58,11 +62,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check attention_book book_tools grading tests
 	$(BIN)/jupytext --quiet --check "$(CURDIR)/$(BIN)/ruff check --line-length 79 --ignore E402,E731,E501,B905,B015,B018,I001 {}" book/[0-9]*.md book/notation.md
 
-# (tests/site and tests/pdf run in their own stages, after the build they check: run here
-# too they would check a build left from an earlier run, and the site checker's own tests
-# would run twice.)
+# The unit tests in two tiers: the fast one first (pytest -m "not slow": the reader's package
+# and the tooling's logic, under a minute), then the slow one (otter end to end, the
+# workflows, copies of the checkpoint, chapters run whole, the rehearsal's). tests/site and
+# tests/pdf run in their own stages, after the build they check.
+UNIT = $(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --ignore=tests/site \
+       --ignore=tests/pdf
 unit: control
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --ignore=tests/site --ignore=tests/pdf
+	$(UNIT) -m "not slow"
+	$(UNIT) -m slow
 
 # The controls every GPT-2 check also runs on (random init, permuted, reparametrised):
 # built once into the user cache.
@@ -74,13 +82,10 @@ notebooks: $(STAMP)
 	$(BIN)/python -m book_tools.notebooks $(NOTEBOOKS) > /dev/null
 
 # Every chapter under nbval, through notebooks generated from the MyST sources; one
-# notebook per worker, two workers. Each chapter whose cells all pass is recorded with its
-# outputs in $(EXECUTED) (book_tools.nbval_record): the strict build renders that
-# execution instead of running the chapter a second time on the same weights.
+# notebook per worker, two workers.
 chapters: notebooks control
-	rm -rf $(EXECUTED)
-	$(BUILD_LEDGER) $(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
-	  -p book_tools.nbval_record --record-executed $(EXECUTED) -n 2 --dist loadfile $(NOTEBOOKS)
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
+	  -n 2 --dist loadfile $(NOTEBOOKS)
 
 # The rehearsal's stand-in (book_tools.standin: the real attention tensors with synthetic wte
 # and MLP weights) and its controls, in _build/standin and the user cache; kept when current.
@@ -93,15 +98,18 @@ standin: control
 rehearsal: control
 	$(BIN)/python -m book_tools.rehearsal
 
-# Renders nbval's execution of each chapter where it is still true of the chapter and the
-# weights (book_tools.execute); the chapters without one are executed here.
+# The book built from scratch with warnings as errors: every chapter executed afresh, two at
+# a time, into the build's cache (book_tools.execute), then rendered from it.
 strict-book: control
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
 	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
 	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
+# The built site's checks (tests/site), two browsers side by side: each takes a page's
+# checks together and loads the page once.
 site: $(STAMP) node_modules/.installed
-	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider
+	ATTENTION_BOOK_REQUIRE_SITE=1 $(BIN)/python -m pytest tests/site -q -p no:cacheprovider \
+	  -n 2 --dist loadgroup
 
 # The chapters in JupyterLab, as notebooks (jupytext), with MyST rendered (jupyterlab-myst):
 # double-clicking a chapter's .md opens it as a notebook.
@@ -139,23 +147,22 @@ grade: $(STAMP)
 	  --out _build/grades
 
 # One reveal.js deck per chapter, _build/slides/<chapter>.slides.html (book_tools.slides),
-# made from the executions make chapters recorded (which runs first if there are none);
-# reveal.js and MathJax, pinned in package-lock.json, are copied beside the decks.
+# made from the chapters as the last make book executed them; reveal.js and MathJax,
+# pinned in package-lock.json, are copied beside the decks.
 SLIDES = _build/slides
-slides: $(STAMP) node_modules/.installed | $(EXECUTED)
+slides: $(STAMP) node_modules/.installed
 	rm -rf $(SLIDES)
 	$(BIN)/python -m book_tools.slides $(SLIDES)
-$(EXECUTED):
-	$(MAKE) chapters
 
-# The whole book as one PDF, _build/book.pdf, printed by headless Chromium (no LaTeX).
-pdf: control
+# The whole book as one PDF, _build/book.pdf: the built site's pages printed by headless
+# Chromium (no LaTeX), after make book or make strict-book.
+pdf: $(STAMP)
 	$(BIN)/python -m book_tools.pdf _build/book.pdf
 	ATTENTION_BOOK_REQUIRE_PDF=1 $(BIN)/python -m pytest tests/pdf -q -p no:cacheprovider
 
-# Where the time goes (a benchmark, never a timed test), in _build/bench.md: every chapter
-# cell by cell, the checkpoint's load, then every stage of make test run and timed (as long
-# as make test itself; the stages' logs in _build/bench-logs).
+# Where the time goes (a benchmark, never a timed test), in _build/bench.md: the checkpoint's
+# load, every chapter with its costliest cells, then every stage of make test run and timed
+# (as long as make test itself; the stages' logs in _build/bench-logs).
 bench: $(STAMP)
 	$(BIN)/python -m book_tools.bench --stages
 

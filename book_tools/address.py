@@ -1,12 +1,14 @@
-"""The book's repository address, resolved in one place.
+"""The book's repository address, resolved in one place, and the Sphinx extension that puts
+it into the theme.
 
 The publishing workflow builds the book in whichever repository it runs in (a fork
 publishes itself): it sets ``ATTENTION_BOOK_REPOSITORY_URL`` to
 ``${{ github.server_url }}/${{ github.repository }}``. Without that variable (a local build)
-the address is ``_config.yml``'s ``repository: url:``. Everything that writes the address into
-the site reads it from here: the repository and issue buttons and the footer's licence,
-erratum and citation links (``book_tools.sphinx_address``), every chapter's Colab and Binder
-links (``book_tools.sphinx_launch``) and the set-up cell of the published notebooks
+the address is ``_config.yml``'s ``repository: url:``. Everything that writes the address
+reads it here: the theme's repository and issue buttons and the footer's licence, erratum
+and citation links (``setup``: Jupyter Book copies the configured address into the theme's
+options and the footer, and each copy becomes the resolved one), every chapter's Colab and
+Binder links (``book_tools.sphinx_launch``) and the published notebooks' set-up cell
 (``book_tools.cloud_cell``).
 """
 
@@ -22,6 +24,7 @@ REPOSITORY_VAR = "ATTENTION_BOOK_REPOSITORY_URL"
 # What _config.yml holds until the book has its own home; a published build never carries it
 # (book_tools.deploy_guard refuses to deploy a site that does).
 PLACEHOLDER = "https://github.com/attention-book/four-matrices"
+CONFIG = Path(__file__).resolve().parent.parent / "_config.yml"
 _ADDRESS = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
@@ -37,12 +40,25 @@ def repository(config: Path) -> tuple[str, str]:
     """(url, branch) of the book's repository: $ATTENTION_BOOK_REPOSITORY_URL when set (the
     publishing workflow), else ``_config.yml``'s. The branch is always ``_config.yml``'s."""
     url, branch = configured(config)
-    override = os.environ.get(REPOSITORY_VAR, "").strip()
-    if not override:
-        return url, branch
-    override = override.rstrip("/")
-    if not _ADDRESS.fullmatch(override):
+    override = os.environ.get(REPOSITORY_VAR, "").strip().rstrip("/")
+    if override and not _ADDRESS.fullmatch(override):
         raise ValueError(f"${REPOSITORY_VAR} is '{override}', not a repository address like "
                          "https://github.com/OWNER/NAME; set it to the server URL and "
                          "owner/name of the repository the book is published from")
-    return override, branch
+    return override or url, branch
+
+
+def use_resolved_address(app, config) -> None:
+    """The theme's options with every copy of the configured address made the resolved one."""
+    options = dict(config.html_theme_options or {})
+    configured_url = str(options.get("repository_url") or "").rstrip("/")
+    resolved, _ = repository(CONFIG)
+    if configured_url and resolved != configured_url:
+        config.html_theme_options = {
+            k: v.replace(configured_url, resolved) if isinstance(v, str) else v
+            for k, v in options.items()}
+
+
+def setup(app) -> dict:
+    app.connect("config-inited", use_resolved_address)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

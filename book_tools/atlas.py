@@ -4,15 +4,11 @@ the random-init control's, computed from the weights with attention_book.head_me
 ``compute_atlas()`` returns the JSON-ready dictionary published as ``heads.json``: under
 ``"heads"``, one entry per head keyed ``"L.H"`` holding GPT-2's values, the control's under
 ``"control"``, and the literature's roles with what the book's evidence says of each.
-``python -m book_tools.atlas OUT.json`` writes it and prints the time it took.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -133,15 +129,3 @@ def compute_atlas() -> dict:
         "heads": gpt2,
     }
 
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="where to write heads.json")
-    atlas = compute_atlas()
-    path = parser.parse_args(argv).out
-    path.write_text(json.dumps(atlas, ensure_ascii=False))
-    print(f"{path}: {len(atlas['heads'])} heads in {atlas['about']['seconds']} s")
-
-
-if __name__ == "__main__":
-    main()

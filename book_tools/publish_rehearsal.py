@@ -11,7 +11,7 @@ The site is copied, so the rehearsal's lay-out does not touch the strict build's
 
 What stands in for GitHub here: a local bare repository for the repository the notebooks are
 pushed to (no token); a file for ``$GITHUB_OUTPUT``. The GitHub-hosted actions (checkout,
-caches, artifacts, Pages) cannot run offline; each is named with why. The deploy guard is
+caches, artifacts, Pages) cannot run offline; each is named. The deploy guard is
 expected to refuse this build when it used the offline checkpoint (the claims that need the
 full one are not verified) or carries the placeholder address (no workflow repository): the
 rehearsal checks that it refuses, and names what it listed.
@@ -45,22 +45,6 @@ REUSED = {
     "make book": "reused: make strict-book's site (same chapters, executed and built with "
                  "--warningiserror); building it again would double make test's time",
     "make pdf": "reused: make test built and checked the PDF (make pdf) before the rehearsal",
-}
-
-
-# Why each GitHub-hosted action cannot run here, and what stands in for it.
-HOSTED = {
-    "actions/checkout": "the rehearsal runs in the checkout itself",
-    "actions/cache": "no cache service offline; the machine's own pip and Hugging Face "
-                     "caches serve instead",
-    "actions/upload-artifact": "no artifact service offline; the notebooks step reads the "
-                               "site's notebooks/ folder directly",
-    "actions/download-artifact": "no artifact service offline; the notebooks step reads the "
-                                 "site's notebooks/ folder directly",
-    "actions/configure-pages": "needs the repository's Pages settings on GitHub",
-    "actions/upload-pages-artifact": "needs GitHub's artifact service; the artifact it would "
-                                     "upload is the folder the Pages checks above read",
-    "actions/deploy-pages": "needs GitHub Pages and the workflow's OIDC token",
 }
 
 
@@ -143,9 +127,9 @@ def rehearse(site: Path, pdf: Path, ledger: Path, work: Path) -> list[str]:
     for step in workflow_steps(WORKFLOW):
         head = f"[{step.job}] {step.name}: "
         if step.uses:
-            action = step.uses.split("@")[0]
-            why = HOSTED.get(action, "a GitHub-hosted action, which needs GitHub's services")
-            report.append(head + f"not run ({action}): {why}")
+            report.append(head + f"not run ({step.uses.split('@')[0]}): a GitHub-hosted "
+                          "action, which needs GitHub's services (checkout, caches, artifacts, "
+                          "Pages) or runs in the checkout here")
         elif step.run.strip() in REUSED:
             report.append(head + REUSED[step.run.strip()])
         elif "deploy-guard" in step.run:

@@ -2,10 +2,8 @@
 
 - The ``head-atlas`` directive computes the atlas from the weights (book_tools.atlas),
   and places the Bokeh widgets and figures (book_tools.atlas_page) and, for print, the
-  static small-multiples overview. The atlas page is read again whenever what it is
-  computed from changed (``atlas_inputs``: the checkpoint, the control, the code), which
-  Sphinx cannot see: so the single-page build of the PDF, run on the site's
-  environment, does not compute the atlas a second time.
+  static small-multiples overview. The page is read again at every build: what it is
+  computed from (the weights, the control, the code) is nothing Sphinx sees.
 - On build-finished, ``heads.json`` is written beside the page and BokehJS is copied into
   ``_static/atlas`` (nothing from a CDN); the atlas page loads it.
 - Every other page's text mentions of heads ("head 5.5", "heads 0.1, 0.10 and 3.0")
@@ -16,10 +14,8 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
-from importlib.metadata import version
 from pathlib import Path
 
 from docutils import nodes
@@ -27,12 +23,6 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 ATLAS_DOC = "book/atlas"
-REPO = Path(__file__).resolve().parent.parent
-# The code the atlas is computed and drawn with, and the libraries that draw it.
-ATLAS_CODE = ("attention_book", "book_tools/atlas.py", "book_tools/atlas_page.py",
-              "book_tools/atlas_callback.js", "book_tools/sphinx_atlas.py")
-ATLAS_LIBRARIES = ("bokeh", "matplotlib", "numpy")
-CODE_SUFFIXES = {".py", ".js", ".yml", ".json"}
 BOKEH_FILES = ("bokeh.min.js", "bokeh-widgets.min.js")
 # "head 5.5", "heads 0.1, 0.10 and 3.0", "heads 2.2 and 4.11": the word, then names.
 MENTION = re.compile(r"\b[Hh]eads?\s+\d{1,2}\.\d{1,2}(?:(?:\s*,\s*|\s+and\s+|\s+or\s+)"
@@ -70,7 +60,7 @@ SKIP = (nodes.literal_block, nodes.literal, nodes.reference, nodes.math, nodes.m
 
 
 def link_mentions(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    if docname == ATLAS_DOC or app.builder.format != "html" or app.builder.name != "html":
+    if docname == ATLAS_DOC or app.builder.format != "html":
         return
     uri = app.builder.get_relative_uri(docname, ATLAS_DOC)
     for text in list(doctree.findall(nodes.Text)):
@@ -96,7 +86,6 @@ class HeadAtlas(SphinxDirective):
 
         atlas = compute_atlas()
         self.env.atlas_json = json.dumps(atlas, ensure_ascii=False)
-        self.env.atlas_inputs = atlas_inputs()  # after: the control may be built just now
         script, div = interactive_html(atlas)
         png = base64.b64encode(overview_png(atlas)).decode()
         about = atlas["about"]
@@ -115,52 +104,12 @@ class HeadAtlas(SphinxDirective):
         return [nodes.raw("", html, format="html")]
 
 
-def _stat(path: Path) -> tuple[str, int, int] | tuple[str]:
-    try:
-        st = path.stat()
-    except OSError:
-        return (str(path),)
-    return str(path), st.st_size, st.st_mtime_ns
-
-
-def atlas_inputs() -> tuple:
-    """What the atlas is computed from, as file sizes and times: the checkpoint and the
-    control it reads, the variables that choose the checkpoint or admit other weights,
-    the code, the libraries' versions. None when the checkpoint cannot be located (the
-    directive then reports why)."""
-    from attention_book.checkpoint.location import locate
-    from attention_book.checkpoint.messages import CheckpointError
-    from attention_book.checkpoint.names import ALLOW_MODIFIED_VAR, ENV_VAR, REHEARSAL_VAR
-    from attention_book.control import control_path
-
-    try:
-        weights, _ = locate()
-    except CheckpointError:
-        return None
-    return (_stat(weights.resolve()), _stat(control_path()),
-            tuple(os.environ.get(v) for v in (ENV_VAR, REHEARSAL_VAR, ALLOW_MODIFIED_VAR)),
-            tuple(_stat(f) for f in _code_files()),
-            tuple(version(lib) for lib in ATLAS_LIBRARIES))
-
-
-def _code_files() -> list[Path]:
-    files = []
-    for top in (REPO / name for name in ATLAS_CODE):
-        files += sorted(f for f in top.rglob("*") if f.suffix in CODE_SUFFIXES) \
-            if top.is_dir() else [top]
-    return files
-
-
-def reread_when_inputs_changed(app: Sphinx, env, added, changed, removed) -> list[str]:
-    if ATLAS_DOC not in env.found_docs:
-        return []
-    key = atlas_inputs()
-    stale = key is None or getattr(env, "atlas_inputs", None) != key
-    return [ATLAS_DOC] if stale else []
+def always_reread(app: Sphinx, env, added, changed, removed) -> list[str]:
+    return [ATLAS_DOC] if ATLAS_DOC in env.found_docs else []
 
 
 def add_bokeh(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
-    if pagename == ATLAS_DOC or app.builder.name == "singlehtml":
+    if pagename == ATLAS_DOC:
         app.add_css_file("atlas.css")
         for name in BOKEH_FILES:
             app.add_js_file(f"atlas/{name}")
@@ -184,7 +133,7 @@ def write_files(app: Sphinx, exception) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_directive("head-atlas", HeadAtlas)
-    app.connect("env-get-outdated", reread_when_inputs_changed)
+    app.connect("env-get-outdated", always_reread)
     app.connect("doctree-resolved", link_mentions)
     app.connect("html-page-context", add_bokeh)
     app.connect("build-finished", write_files)

@@ -12,7 +12,6 @@ is a warning, and so a build error under ``-W``.
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from attention_book.ledger import (
 )
 from attention_book.verdict_view import table as verdict_table
 from attention_book.verify import Verdict
+from book_tools.myst_index import citations
 
 logger = logging.getLogger(__name__)
 # Status labels are words styled by _static/ledger.css (class ledger-<slug>), not emoji:
@@ -43,29 +43,18 @@ DERIVATION_HEADERS = ("Claim", "Sizes left symbolic", "Steps SymPy performed",
 DERIVATION_WIDTHS = (6, 12, 34, 30, 18)
 
 
-class ledger_placeholder(nodes.General, nodes.Element):
-    pass
+class generated_table(nodes.General, nodes.Element):
+    """Where a table goes, filled when the page is written (its ``table`` attribute: the
+    directive's name)."""
 
 
-class derivations_placeholder(nodes.General, nodes.Element):
-    pass
-
-
-class _GeneratedDirective(SphinxDirective):
-    placeholder: type[nodes.Element]
+class GeneratedTable(SphinxDirective):
+    """``{claims-ledger}`` or ``{derivations-table}``."""
 
     def run(self) -> list[nodes.Node]:
         self.env.claims_ledger_docs = getattr(self.env, "claims_ledger_docs", set())
         self.env.claims_ledger_docs.add(self.env.docname)
-        return [self.placeholder()]
-
-
-class ClaimsLedgerDirective(_GeneratedDirective):
-    placeholder = ledger_placeholder
-
-
-class DerivationsTableDirective(_GeneratedDirective):
-    placeholder = derivations_placeholder
+        return [generated_table(table=self.name)]
 
 
 def claim_target(claim: str) -> str:
@@ -157,51 +146,28 @@ def _check_tables(records: dict) -> list[nodes.Node]:
     return out
 
 
-def _num(x: float) -> str:
-    from attention_book.checks import num
-
-    return num(x)
-
-
 CITE = re.compile(r"\{cite(?::\w+)?\}`([^`]+)`")
 
 
-@functools.lru_cache(maxsize=1)
-def _bibliography(srcdir: str, files: tuple[str, ...]) -> dict[str, str]:
-    """'Author Year' (or 'Author et al. Year') of every entry in the book's .bib files."""
-    from pybtex.database import parse_file
-
-    out = {}
-    for f in files:
-        for key, entry in parse_file(str(Path(srcdir) / f)).entries.items():
-            names = [p.last_names[0] if p.last_names else "" for p in
-                     entry.persons.get("author", [])]
-            who = names[0] + (" et al." if len(names) > 2 else
-                              f" and {names[1]}" if len(names) == 2 else "")
-            out[key] = f"{who} {entry.fields.get('year', '')}".strip()
-    return out
-
-
-def _with_citations(app: Sphinx, fromdoc: str, text: str) -> list[nodes.Node]:
-    """Text whose {cite}`key` roles become 'Author Year' linked to the references page."""
-    bib = _bibliography(str(app.srcdir), tuple(app.config.bibtex_bibfiles))
+def _with_citations(app: Sphinx, fromdoc: str, text: str, bib: dict) -> list[nodes.Node]:
+    """Text whose {cite}`key` roles become '(Author, Year)' linked to the references page."""
     refs = app.builder.get_relative_uri(fromdoc, "book/references")
     out, last = [], 0
     for m in CITE.finditer(text):
-        out.append(nodes.Text(text[last:m.start()]))
-        names = "; ".join(bib.get(k.strip(), k.strip()) for k in m.group(1).split(","))
-        out.append(nodes.reference("", f"({names})", internal=True, refuri=refs))
+        names = "; ".join(bib[k.strip()].short if k.strip() in bib else k.strip()
+                          for k in m.group(1).split(","))
+        out += [nodes.Text(text[last:m.start()]),
+                nodes.reference("", f"({names})", internal=True, refuri=refs)]
         last = m.end()
-    out.append(nodes.Text(text[last:]))
-    return out
+    return [*out, nodes.Text(text[last:])]
 
 
-def _derivation_cells(app: Sphinx, fromdoc: str, d: dict) -> list[nodes.Node]:
+def _derivation_cells(app: Sphinx, fromdoc: str, d: dict, bib: dict) -> list[nodes.Node]:
     status = nodes.paragraph()
     status += nodes.strong("", d["status"])
     if d["status"] == PARTIAL:
         status += [nodes.Text(": rests on "),
-                   *_with_citations(app, fromdoc, f"{d['theorem']} {{cite}}`{d['cite']}`")]
+                   *_with_citations(app, fromdoc, f"{d['theorem']} {{cite}}`{d['cite']}`", bib)]
     steps = "; ".join(f"{s['name']} ({s['operation']})" for s in d["steps"] if s["changed"])
     confirmed = nodes.paragraph()
     for i, tex in enumerate(d["conclusions"]):
@@ -218,26 +184,19 @@ def _derivation_cells(app: Sphinx, fromdoc: str, d: dict) -> list[nodes.Node]:
             confirmed, status]
 
 
-def fill_derivations(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    placeholders = list(doctree.findall(derivations_placeholder))
-    if not placeholders:
-        return
+def _derivations(app: Sphinx, docname: str) -> list[nodes.Node]:
     derivations = read_derivations()
-    rows = [_derivation_cells(app, docname, derivations[c])
+    bib = citations(Path(app.srcdir) / app.config.bibtex_bibfiles[0])
+    rows = [_derivation_cells(app, docname, derivations[c], bib)
             for c in claim_index() if c in derivations]
     counts = {s: sum(d["status"] == s for d in derivations.values())
               for s in (GENUINE, PARTIAL, DECORATIVE)}
     summary = nodes.paragraph("", f"In this build: {len(derivations)} derivations, " +
                               ", ".join(f"{n} {s}" for s, n in counts.items()) + ".")
-    for p in placeholders:
-        p.replace_self([summary, _table(rows, DERIVATION_HEADERS, DERIVATION_WIDTHS,
-                                        "derivations-table")])
+    return [summary, _table(rows, DERIVATION_HEADERS, DERIVATION_WIDTHS, "derivations-table")]
 
 
-def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    placeholders = list(doctree.findall(ledger_placeholder))
-    if not placeholders:
-        return
+def _ledger(app: Sphinx, docname: str) -> list[nodes.Node]:
     records = read_records()
     rows = [_cells(app, docname, cid, info["title"], records.get(cid))
             for cid, info in claim_index().items()]
@@ -252,8 +211,14 @@ def fill_ledger(app: Sphinx, doctree: nodes.document, docname: str) -> None:
                                 "on GPT-2 and on each control, on each input set, and on each "
                                 "counterfactual (✓ passes, ✗ fails; a failure the check's "
                                 "kind asks for reads \"as it must\").")
-    for p in placeholders:
-        p.replace_self([summary, _table(rows), intro, *_check_tables(records)])
+    return [summary, _table(rows), intro, *_check_tables(records)]
+
+
+def fill_tables(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """The tables of this build's ledger, where the directives placed them."""
+    for node in list(doctree.findall(generated_table)):
+        fill = _ledger if node["table"] == "claims-ledger" else _derivations
+        node.replace_self(fill(app, docname))
 
 
 def always_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
@@ -265,12 +230,10 @@ def purge(app: Sphinx, env, docname: str) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.add_node(ledger_placeholder)
-    app.add_node(derivations_placeholder)
-    app.add_directive("claims-ledger", ClaimsLedgerDirective)
-    app.add_directive("derivations-table", DerivationsTableDirective)
-    app.connect("doctree-resolved", fill_ledger)
-    app.connect("doctree-resolved", fill_derivations)
+    app.add_node(generated_table)
+    app.add_directive("claims-ledger", GeneratedTable)
+    app.add_directive("derivations-table", GeneratedTable)
+    app.connect("doctree-resolved", fill_tables)
     app.connect("env-get-outdated", always_outdated)
     app.connect("env-purge-doc", purge)
     return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}

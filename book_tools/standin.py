@@ -16,17 +16,13 @@ rehearsal (``ATTENTION_BOOK_REHEARSAL=1``), and every page and ledger entry writ
 says it is not GPT-2. The loader never imports this module. ``book_tools.rehearsal``
 builds the stand-in under ``_build/standin`` (git-ignored) with symbolic links to the
 real folder's tokenizer files, and runs every chapter on it.
-
-Usage (maintainers): python -m book_tools.standin [OUT_DIR]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -59,10 +55,6 @@ def metadata(synthetic_tensors: Mapping[str, np.ndarray]) -> dict[str, str]:
     the seed, and each one's sha256 (what the loader recognises it by)."""
     record = {name: ck.sha256_f32(t) for name, t in synthetic_tensors.items()}
     return {**ABOUT, ck.STANDIN_KEY: json.dumps(record, sort_keys=True)}
-
-
-def default_dir() -> Path:
-    return REPO / "_build" / "standin"
 
 
 def is_current_standin(path: Path) -> bool:
@@ -117,7 +109,7 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
     """
     from safetensors.numpy import save_file
 
-    out = out or default_dir()
+    out = out or REPO / "_build" / "standin"
     out.mkdir(parents=True, exist_ok=True)
     target = out / ck.WEIGHTS_FILE
     src = ck.weights_file(source) if source is not None else ck.locate()[0]
@@ -137,14 +129,3 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
                                  "attention_book.checkpoint disagree on how it is recorded.")
     return out
 
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out", nargs="?", type=Path, help="folder (default: _build/standin)")
-    args = ap.parse_args(argv)
-    print(build(args.out))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

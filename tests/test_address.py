@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from jupyter_book.config import get_final_config
 
-from book_tools import sphinx_address
+from book_tools import address
 from book_tools.address import PLACEHOLDER, REPOSITORY_VAR, configured, repository
 from book_tools.cloud_cell import first_cell, launch_urls
 from book_tools.notebooks import chapters, generate
@@ -44,7 +44,7 @@ def test_every_theme_option_and_footer_link_carries_the_fork(monkeypatch):
     monkeypatch.setenv(REPOSITORY_VAR, FORK)
     config = SimpleNamespace(html_theme_options=theme_options())
     assert PLACEHOLDER in config.html_theme_options["extra_footer"]  # before: the placeholder
-    sphinx_address.use_resolved_address(SimpleNamespace(), config)
+    address.use_resolved_address(SimpleNamespace(), config)
     options = config.html_theme_options
     assert options["repository_url"] == FORK
     for link in ("/blob/main/LICENSE-CODE", "/issues/new?labels=erratum", "/blob/main/CITATION"):

@@ -1,18 +1,16 @@
 """The atlas's pieces that need no build: head mentions to links, roles, when the page is
-read again (what the atlas says of each role: tests/test_head_roles.py)."""
+read again, the page's figures (what the atlas says of each role: tests/test_head_roles.py)."""
 
+import io
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from attention_book.head_roles import load_roles, parse_head, roles_of
-from book_tools.sphinx_atlas import (
-    ATLAS_DOC,
-    atlas_inputs,
-    link_text,
-    mention_spans,
-    reread_when_inputs_changed,
-)
+from attention_book.plotting import LEGEND_PX_KEY
+from book_tools.atlas_page import CURVES, interactive_html, overview_png
+from book_tools.sphinx_atlas import ATLAS_DOC, always_reread, link_text, mention_spans
 
 
 def names(text):
@@ -47,20 +45,37 @@ def test_roles_come_with_their_citations():
         parse_head("5_5")
 
 
-def test_the_atlas_is_read_again_only_when_what_it_is_computed_from_changed(
-        tmp_path, monkeypatch):
-    weights = tmp_path / "model.safetensors"
-    weights.write_bytes(b"x")
-    monkeypatch.setenv("GPT2_CHECKPOINT", str(tmp_path))
+def test_the_atlas_page_is_read_again_at_every_build():
+    """What it is computed from (the weights, the control, the code) Sphinx cannot see."""
     env = SimpleNamespace(found_docs={ATLAS_DOC, "book/intro"})
-    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
-    env.atlas_inputs = atlas_inputs()
-    assert reread_when_inputs_changed(None, env, set(), set(), set()) == []
-    weights.write_bytes(b"other weights")            # the same path, another file
-    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
-    env.atlas_inputs = atlas_inputs()
-    monkeypatch.setenv("ATTENTION_BOOK_ALLOW_MODIFIED", "1")
-    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
-    monkeypatch.setenv("GPT2_CHECKPOINT", str(tmp_path / "nowhere"))
-    assert atlas_inputs() is None
-    assert reread_when_inputs_changed(None, env, set(), set(), set()) == [ATLAS_DOC]
+    assert always_reread(None, env, set(), set(), set()) == [ATLAS_DOC]
+    assert always_reread(None, SimpleNamespace(found_docs={"x"}), set(), set(), set()) == []
+
+
+def small_atlas(n: int = 2) -> dict:
+    """An atlas of n x n heads whose every number is made up, in heads.json's shape."""
+    rng = np.random.default_rng(0)
+
+    def entry():
+        return {"antisymmetric_share": 0.2, "negative_mass_share": 0.3,
+                "self_score_bound_violation_share": 0.1, "previous_token_score": 0.5,
+                "ov_copying_score": None, "inertia": [3, 2],
+                "attention_pattern": np.tril(np.ones((3, 3))).tolist(),
+                **{f: sorted(rng.random(4).tolist()) for f, _, _ in CURVES.values()}}
+
+    heads = {f"{layer}.{h}": {**entry(), "control": entry(), "roles": []}
+             for layer in range(n) for h in range(n)}
+    return {"about": {"rows_are_tokens": False}, "heads": heads}
+
+
+def test_the_page_carries_every_widget_and_the_print_overview_records_no_legend():
+    from PIL import Image
+
+    script, div = interactive_html(small_atlas())
+    for name in ("atlas-layer", "atlas-head", "atlas-search", "atlas-pin", "atlas-control",
+                 "atlas-numbers", "pattern-control"):
+        assert name in script, name
+    assert "<div" in div and '"3.0"' not in script  # the heads of this atlas only
+    png = overview_png(small_atlas())
+    with Image.open(io.BytesIO(png)) as image:
+        assert image.text[LEGEND_PX_KEY] == "none" and image.width > 400

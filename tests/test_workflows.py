@@ -21,6 +21,8 @@ from book_tools import deploy_guard, pages_artifact, publish_rehearsal
 from book_tools.address import PLACEHOLDER
 from book_tools.notebooks import chapters
 
+pytestmark = pytest.mark.slow  # the workflows, their linters and the publishing rehearsal
+
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 

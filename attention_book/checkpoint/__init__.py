@@ -3,7 +3,7 @@
 Resolution order (``location``): the path in ``GPT2_CHECKPOINT`` (a ``model.safetensors``
 file or a folder holding one), then the Hugging Face cache, then a download of
 ``openai-community/gpt2`` from the Hub (``hub``), both at the pinned revision
-``HUB_REVISION``. The file is read without trusting it (``safetensors_file``) and every
+``HUB_REVISION``. The file is read through the safetensors library (``safetensors_file``) and every
 tensor is compared with the package's table of OpenAI's release (``fingerprints``). Every
 problem ends in a ``CheckpointError`` whose message names the problem and what to do about
 it (``messages``); in a notebook it shows as that message alone, without a traceback.

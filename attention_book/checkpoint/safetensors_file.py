@@ -1,9 +1,13 @@
-"""Read a safetensors file without trusting it, and refuse what is not GPT-2 small's tensors.
+"""Read a safetensors file through the safetensors library, and refuse what is not GPT-2
+small's tensors.
 
-The header is parsed and checked here (not by the safetensors library) so that a truncated
-file, a Git LFS pointer, a saved error page or a lying header each get a message that says
-which one it is. The tensors are copy-on-write views of a memory map of the file (the
-safetensors library's numpy reader copies every tensor into memory instead).
+The library parses and validates the header: every entry, and that the tensors' data lie
+end to end and fill the file. When it refuses a file, ``_refusal`` tells the reader which
+kind of file it is: empty, truncated, a Git LFS pointer, an archive or a pickle, a saved
+error page, or a header that is corrupt (naming the tensor whose entry is wrong). The
+tensors are copy-on-write views of a memory map of the file, laid out in the order of their
+offsets as the library checked them (its numpy reader would copy every tensor into memory:
+each chapter would pay that for the checkpoint and its three controls).
 """
 
 from __future__ import annotations
@@ -15,93 +19,87 @@ import struct
 from pathlib import Path
 
 import numpy as np
+from safetensors import SafetensorError, safe_open
 
 from .messages import HOW_TO_GET_ONE, CheckpointError, name_tensors, not_safetensors, two_sizes
 from .names import IGNORED, OPTIONAL, STANDIN_KEY, expected_shapes, ordered
 
-_ITEMSIZE = {"F32": 4, "F16": 2, "BF16": 2, "F64": 8, "BOOL": 1, "U8": 1, "I8": 1,
-             "I16": 2, "U16": 2, "I32": 4, "U32": 4, "I64": 8, "U64": 8}
+_ITEMSIZE = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2,
+             "I16": 2, "U16": 2, "I8": 1, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
 _MAX_HEADER = 100_000_000
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-def _check_entry(path: Path, name: str, info: object) -> tuple[str, list[int], list[int]]:
-    bad = CheckpointError(f"{path} has a corrupt safetensors header: the entry of tensor "
-                          f"'{name}' is not a dtype, a shape and two data offsets. "
-                          "Download it again. " + HOW_TO_GET_ONE)
-    if not isinstance(info, dict):
-        raise bad
-    dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
-
-    def ints(xs, n=None):
-        return (isinstance(xs, list) and (n is None or len(xs) == n)
-                and all(isinstance(x, int) and x >= 0 for x in xs))
-
-    if not isinstance(dtype, str) or not ints(shape) or not ints(offsets, 2) \
-            or offsets[0] > offsets[1]:
-        raise bad
-    return dtype, shape, offsets
-
-
-def _raw_header(path: Path) -> tuple[bytes, int]:
-    """The header's JSON bytes and the file's size, after checking the length prefix."""
-    nbytes = path.stat().st_size
-    if nbytes < 8:
-        raise CheckpointError(f"{path} is empty or truncated ({nbytes} bytes). "
-                              "Download it again. " + HOW_TO_GET_ONE)
+def _open(path: Path) -> tuple[list[tuple[str, str, list[int]]], dict, int]:
+    """(name, dtype, shape) of every tensor in the order of its data, the free-form
+    metadata, and the offset where the data start."""
     try:
+        with safe_open(str(path), framework="np") as f:
+            entries = [(n, (s := f.get_slice(n)).get_dtype(), s.get_shape())
+                       for n in f.offset_keys()]
+            metadata = f.metadata() or {}
         with path.open("rb") as f:
-            head = f.read(min(nbytes, 1 << 16))
-            (n,) = struct.unpack("<Q", head[:8])
-            if n > nbytes - 8 or n > _MAX_HEADER:
-                if n < _MAX_HEADER and head[8:9] == b"{":
-                    has, wants = two_sizes(nbytes, n + 8)
-                    raise CheckpointError(
-                        f"{path} is truncated: it has {has} and its safetensors header alone "
-                        f"needs {wants}. Download it again. " + HOW_TO_GET_ONE)
-                raise not_safetensors(path, head, nbytes)
-            f.seek(8)
-            return f.read(n), nbytes
+            (header_bytes,) = struct.unpack("<Q", f.read(8))
+    except SafetensorError as e:
+        raise _refusal(path, str(e)) from None
     except OSError as e:
         raise CheckpointError(f"{path} cannot be read ({e.strerror or e}). "
                               + HOW_TO_GET_ONE) from None
+    return entries, metadata, 8 + header_bytes
 
 
-def _parse_header(path: Path) -> tuple[dict, dict]:
-    """(the tensor entries, the metadata) of a safetensors header, every entry checked."""
-    raw, nbytes = _raw_header(path)
+def _refusal(path: Path, reason: str) -> CheckpointError:
+    """What a file the library cannot read is, tensor by tensor where its header says."""
+    nbytes = path.stat().st_size
+    with path.open("rb") as f:
+        head = f.read(1 << 16)
+    if nbytes < 8:
+        return CheckpointError(f"{path} is empty or truncated ({nbytes} bytes). "
+                               "Download it again. " + HOW_TO_GET_ONE)
+    (n,) = struct.unpack("<Q", head[:8])
+    if n + 8 > nbytes or n >= _MAX_HEADER:
+        if n >= _MAX_HEADER or head[8:9] != b"{":
+            return not_safetensors(path, head, nbytes)
+        has, wants = two_sizes(nbytes, n + 8)
+        return CheckpointError(f"{path} is truncated: it has {has} and its safetensors header "
+                               f"alone needs {wants}. Download it again. " + HOW_TO_GET_ONE)
     try:
-        header = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise CheckpointError(f"{path} has an unreadable safetensors header (not JSON). "
-                              "The file is corrupt or not safetensors. " + HOW_TO_GET_ONE) from None
-    if not isinstance(header, dict):
-        raise CheckpointError(f"{path} has a corrupt safetensors header (not a table of "
-                              "tensors). " + HOW_TO_GET_ONE)
-    metadata = header.pop("__metadata__", None)
-    for name, info in header.items():
-        dtype, shape, (start, end) = _check_entry(path, name, info)
-        if dtype != "F32" and not IGNORED.match(name.removeprefix("transformer.")):
-            raise CheckpointError(f"{path}: tensor '{name}' is stored as {dtype}; GPT-2 "
-                                  "small's weights are float32 (F32), and the book's tolerances "
-                                  "assume them. Use the original float32 checkpoint. "
-                                  + HOW_TO_GET_ONE)
-        want = int(np.prod(shape, dtype=np.int64)) * _ITEMSIZE.get(dtype, 1)
+        with path.open("rb") as f:
+            header = json.loads(f.read(n + 8)[8:])
+        entries = {k: v for k, v in header.items() if k != "__metadata__"}
+    except (ValueError, AttributeError):  # not JSON, not an object
+        entries = {}
+    ends = [v["data_offsets"][1] for v in entries.values()
+            if isinstance(v, dict) and isinstance(v.get("data_offsets"), list)]
+    if 8 + n + max(ends, default=0) > nbytes:
+        has, wants = two_sizes(nbytes, 8 + n + max(ends))
+        return CheckpointError(f"{path} is truncated: it has {has} and its header describes "
+                               f"{wants}. Download it again. " + HOW_TO_GET_ONE)
+    why = _wrong_entry(entries) or re.sub(  # (the library's words, without its JSON position)
+        r" at line \d+ column \d+$", "", reason.removeprefix("Error while deserializing header: "))
+    return CheckpointError(f"{path} has a corrupt safetensors header: {why}. The file is "
+                           "corrupt or not safetensors; download it again. " + HOW_TO_GET_ONE)
+
+
+def _wrong_entry(entries: dict) -> str | None:
+    """The first entry that is not a dtype, a shape and the bytes they need."""
+    for name, info in entries.items():
+        try:
+            start, end = info["data_offsets"]
+            want = int(np.prod(info["shape"], dtype=np.int64)) * _ITEMSIZE[info["dtype"]]
+            if end < start:
+                raise ValueError
+        except (TypeError, KeyError, ValueError):
+            return f"the entry of tensor '{name}' is not a dtype, a shape and two data offsets"
         if end - start != want:
-            raise CheckpointError(f"{path}: the header says tensor '{name}' has shape "
-                                  f"{shape} ({want:,} bytes) but gives it "
-                                  f"{end - start:,} bytes. The file is corrupt. " + HOW_TO_GET_ONE)
-    needed = 8 + len(raw) + max((info["data_offsets"][1] for info in header.values()), default=0)
-    if needed > nbytes:
-        has, wants = two_sizes(nbytes, needed)
-        raise CheckpointError(f"{path} is truncated: it has {has} and its header describes "
-                              f"{wants}. Download it again. " + HOW_TO_GET_ONE)
-    return header, metadata if isinstance(metadata, dict) else {}
+            return (f"the header says tensor '{name}' has shape {info['shape']} ({want:,} "
+                    f"bytes) but gives it {end - start:,} bytes")
+    return None
 
 
 def read_metadata(path: Path) -> dict:
     """The free-form ``__metadata__`` of a safetensors file ({} when it has none)."""
-    return _parse_header(path)[1]
+    return _open(path)[1]
 
 
 def standin_record(path: Path, metadata: dict) -> dict[str, str]:
@@ -129,25 +127,28 @@ def read_tensors(path: Path) -> dict[str, np.ndarray]:
     The arrays are copy-on-write views of a memory map of the file: reading costs nothing
     until a tensor is used, two processes share the pages, and writing into an array
     changes this process's copy only, never the file."""
-    header, _ = _parse_header(path)
+    entries, _, offset = _open(path)
     try:
         with path.open("rb") as f:
-            n = struct.unpack("<Q", f.read(8))[0]
             mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError) as e:
         raise CheckpointError(f"{path} cannot be read ({e}). " + HOW_TO_GET_ONE) from None
     tensors, raw_names = {}, {}
-    for raw, info in header.items():
-        key = raw.removeprefix("transformer.")
+    for raw, dtype, shape in entries:
+        key, count, start = raw.removeprefix("transformer."), int(np.prod(shape)), offset
+        offset += count * _ITEMSIZE.get(dtype, 0)
         if IGNORED.match(key):
             continue
+        if dtype != "F32":
+            raise CheckpointError(f"{path}: tensor '{raw}' is stored as {dtype}; GPT-2 small's "
+                                  "weights are float32 (F32), and the book's tolerances assume "
+                                  "them. Use the original float32 checkpoint. " + HOW_TO_GET_ONE)
         if key in tensors:
             raise CheckpointError(f"{path} holds '{key}' twice (as '{raw_names[key]}' and "
                                   f"'{raw}'): which one is GPT-2's cannot be told. "
                                   + HOW_TO_GET_ONE)
-        start = 8 + n + info["data_offsets"][0]
-        t = np.frombuffer(mapped, "<f4", int(np.prod(info["shape"], dtype=np.int64)), start)
-        tensors[key], raw_names[key] = t.reshape(info["shape"]), raw
+        tensors[key] = np.frombuffer(mapped, "<f4", count, start).reshape(shape)
+        raw_names[key] = raw
     return tensors
 
 

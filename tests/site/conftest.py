@@ -1,70 +1,107 @@
-"""What the checks of the built book share: where the book is, when they run, the browser.
+"""What the checks of the built book share: where it is, its pages, each page parsed once,
+and headless Chromium showing a page at the desktop window or on a phone.
 
-The checks of a built book (modules marked ``pytestmark = pytest.mark.built_site``) run
-after a strict build, from ``make site``, which sets ATTENTION_BOOK_REQUIRE_SITE=1, or on the
-build that ATTENTION_BOOK_SITE names. A plain ``pytest tests`` skips them, saying why, so
-that the unit tests never judge a stale _build left from an earlier build. When they are
-required, a missing build, browser or driver is a failure, not a skip.
+The checks run after a strict build, from ``make site`` (ATTENTION_BOOK_REQUIRE_SITE=1), or
+on the build that ATTENTION_BOOK_SITE names; elsewhere they are skipped, saying why, so
+that the unit tests never judge a stale _build. When they are required, a missing build or
+browser is a failure. A test that takes ``page`` runs once for every page; pytest keeps a
+page's tests together and make site's ``--dist loadgroup`` sends them to one worker, whose
+browser loads the page once and shows it at either size.
 """
 
-import os
-import shutil
+from __future__ import annotations
+
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browsing import (
+    DESKTOP,
+    REQUESTED,
+    REQUIRE,
+    SITE,
+    Shown,
+    is_redirect,
+    rel,
+    serve,
+    show,
+    site_pages,
+)
+from bs4 import BeautifulSoup
 
-from book_tools.site_check import SITE_VAR, BrowserRun, Views, browse, find_browser, site_folder
-
-SITE = site_folder()
-REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
-REQUESTED = REQUIRE or SITE_VAR in os.environ
+from book_tools import browser as chromium_browser
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "built_site: checks the built book in _build/html "
-                            "(or ATTENTION_BOOK_SITE); runs from make site")
+    if REQUIRE and not (SITE / "index.html").is_file():
+        raise pytest.UsageError(f"no built book in {SITE} (no index.html): make strict-book")
+
+
+def pytest_generate_tests(metafunc):
+    if "page" in metafunc.fixturenames:
+        pages = [p for p in site_pages() if not is_redirect(p)] if REQUESTED else []
+        metafunc.parametrize("page", pages, ids=rel, scope="session")
 
 
 def pytest_collection_modifyitems(config, items):
-    if REQUESTED:
-        return
-    skip = pytest.mark.skip(reason="checks of the built book run after a strict build: make "
-                            "site (or set ATTENTION_BOOK_SITE to a built _build/html)")
     for item in items:
-        if item.get_closest_marker("built_site"):
-            item.add_marker(skip)
+        item.add_marker(pytest.mark.slow)
+        page = getattr(getattr(item, "callspec", None), "params", {}).get("page")
+        if page is not None:
+            item.add_marker(pytest.mark.xdist_group(rel(page)))
 
 
 @pytest.fixture(scope="session")
-def built_book() -> Path:
-    """The built book's folder (it must hold index.html)."""
-    if not (SITE / "index.html").is_file():
-        pytest.fail(f"no built book in {SITE} (no index.html): build it first "
-                    "(make strict-book)", pytrace=False)
+def site() -> Path:
+    """The built book's folder."""
+    if not REQUESTED:
+        pytest.skip("checks of the built book run after a strict build: make site (or set "
+                    "ATTENTION_BOOK_SITE to a built _build/html)")
     return SITE
 
 
 @pytest.fixture(scope="session")
-def browser() -> tuple[str, str]:
-    """Headless Chromium and its driver: a failure when the site checks are required, else
-    a skip."""
-    binary, driver = find_browser()
-    if not (binary and driver):
-        message = f"no headless Chromium/chromedriver here (found {binary}, {driver})"
-        if REQUIRE:
-            pytest.fail(message + ": apt-get install -y chromium chromium-driver",
-                        pytrace=False)
-        pytest.skip(message)
-    return binary, driver
+def parsed() -> dict[Path, BeautifulSoup]:
+    return {}
+
+
+@pytest.fixture
+def doc(page, parsed) -> BeautifulSoup:
+    """The page, parsed once."""
+    if page not in parsed:
+        parsed[page] = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    return parsed[page]
 
 
 @pytest.fixture(scope="session")
-def browser_run(built_book, browser) -> BrowserRun:
-    """Every page of the built book once in Chromium, at the desktop window and on a phone
-    (two browser sessions side by side, each serving both views for its share of the
-    pages): what every browser check of the built book reads. Screenshots go beside the
-    site, in screenshots/ and screenshots-phone/."""
-    shots, phone_shots = built_book.parent / "screenshots", built_book.parent / "screenshots-phone"
-    shutil.rmtree(shots, ignore_errors=True)
-    shutil.rmtree(phone_shots, ignore_errors=True)
-    return browse(built_book, Views(screenshots=shots, phone_screenshots=phone_shots))
+def browser():
+    """Headless Chromium: a failure when the site's checks are required, else a skip."""
+    if (why := chromium_browser.missing()) is not None:
+        if REQUIRE:
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    with chromium_browser.chromium(*DESKTOP) as b:
+        yield b
+
+
+@pytest.fixture(scope="session")
+def root(site) -> Iterator[str]:
+    with serve(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def shown() -> Shown:
+    return Shown()
+
+
+@pytest.fixture
+def desktop(browser, root, page, shown) -> Shown:
+    """The page at the desktop window (1300 x 1000), loaded and typeset."""
+    return show(browser, root + rel(page), False, shown)
+
+
+@pytest.fixture
+def phone(browser, root, page, shown) -> Shown:
+    """The page on a 360-px phone."""
+    return show(browser, root + rel(page), True, shown)

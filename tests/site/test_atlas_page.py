@@ -1,18 +1,12 @@
 """The head atlas in headless Chromium: picking heads, the control toggle and the pinned
 head change the numbers to those in heads.json, with no console errors.
 
-Runs against the built site like tests/site/test_rendered_site.py (make site, or
-ATTENTION_BOOK_REQUIRE_SITE=1 / ATTENTION_BOOK_SITE=<built _build/html>).
+Runs against the built site, like every check in tests/site (make site).
 """
 
 import json
 
 import pytest
-
-from book_tools.site_check import chromium, serve, site_folder
-
-SITE = site_folder()
-pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
 
 ATLAS = "book/atlas.html"
 # Bokeh draws its widgets inside shadow roots: find by CSS through every one of them.
@@ -69,8 +63,8 @@ def choose(browser, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def heads() -> dict:
-    path = SITE / "book" / "heads.json"
+def heads(site) -> dict:
+    path = site / "book" / "heads.json"
     assert path.is_file(), f"no heads.json beside the atlas page ({path})"
     return json.loads(path.read_text())["heads"]
 
@@ -87,30 +81,32 @@ def test_heads_json_holds_all_144_heads_with_the_documented_fields(heads):
         assert 0 <= entry["negative_mass_share"] <= 1
 
 
-def test_atlas_selects_heads_toggles_control_and_pins_in_chromium(heads, browser):
-    binary, driver = browser
+def test_atlas_selects_heads_toggles_control_and_pins_in_chromium(heads, browser, root,
+                                                                  shown):
     from selenium.webdriver.support.ui import Select
-    with serve(SITE) as root, chromium(binary, driver) as browser:
-        browser.get(root + ATLAS + "#head-0.10")
-        wait_for(browser, lambda b: shown_for(b, "0.10"), "open on #head-0.10")
-        assert_numbers(displayed(browser), heads["0.10"], "main")
-        for name in ("5.5", "9.9"):
-            choose(browser, name)
-            assert_numbers(displayed(browser), heads[name], "main")
-        assert ("negative_mass_share", "control") not in displayed(browser)
-        deep(browser, "button.bk-btn").click()
-        wait_for(browser, lambda b: ("negative_mass_share", "control") in displayed(b),
-                 "show the control's numbers")
-        assert_numbers(displayed(browser), heads["9.9"]["control"], "control")
-        pin = next(s for s in deep(browser, "select", True)
-                   if "none" in [o.get_attribute("value")
-                                 for o in s.find_elements("css selector", "option")])
-        Select(pin).select_by_value("2.2")
-        wait_for(browser, lambda b: ("negative_mass_share", "pin") in displayed(b),
-                 "show the pinned head")
-        assert_numbers(displayed(browser), heads["2.2"], "pin")
-        assert_numbers(displayed(browser), heads["9.9"], "main")
-        # As site_check does: the browser's own favicon request (the book has none).
-        errors = [e for e in browser.get_log("browser")
-                  if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
-        assert not errors, f"console errors on the atlas page: {errors}"
+
+    shown.url = ""  # (the browser leaves the page the other checks show)
+    browser.get_log("browser")
+    browser.get(root + ATLAS + "#head-0.10")
+    wait_for(browser, lambda b: shown_for(b, "0.10"), "open on #head-0.10")
+    assert_numbers(displayed(browser), heads["0.10"], "main")
+    for name in ("5.5", "9.9"):
+        choose(browser, name)
+        assert_numbers(displayed(browser), heads[name], "main")
+    assert ("negative_mass_share", "control") not in displayed(browser)
+    deep(browser, "button.bk-btn").click()
+    wait_for(browser, lambda b: ("negative_mass_share", "control") in displayed(b),
+             "show the control's numbers")
+    assert_numbers(displayed(browser), heads["9.9"]["control"], "control")
+    pin = next(s for s in deep(browser, "select", True)
+               if "none" in [o.get_attribute("value")
+                             for o in s.find_elements("css selector", "option")])
+    Select(pin).select_by_value("2.2")
+    wait_for(browser, lambda b: ("negative_mass_share", "pin") in displayed(b),
+             "show the pinned head")
+    assert_numbers(displayed(browser), heads["2.2"], "pin")
+    assert_numbers(displayed(browser), heads["9.9"], "main")
+    # As test_rendering does: the browser's own favicon request (the book has none).
+    errors = [e for e in browser.get_log("browser")
+              if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
+    assert not errors, f"console errors on the atlas page: {errors}"

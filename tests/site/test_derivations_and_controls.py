@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+import sympy as sp
+from bs4 import BeautifulSoup
 
 from attention_book.derivation import DECORATIVE, GENUINE, PARTIAL
 from attention_book.ledger import FAILED, read_derivations, read_records
@@ -18,23 +20,56 @@ from attention_book.verify import (
     PARAMETRISATION,
     VALUES,
 )
-from book_tools.site_check import check_sympy_output, site_folder, soup, typeset_outputs
 
 REPO = Path(__file__).resolve().parents[2]
-SITE = site_folder()
-pytestmark = [pytest.mark.built_site, pytest.mark.usefixtures("built_book")]
+pytestmark = pytest.mark.usefixtures("site")
+# What SymPy's repr looks like: a derivation printed instead of typeset.
+SYMPY_REPR = re.compile(
+    r"\b(Sum|Product|MatrixSymbol|MatrixElement|KroneckerDelta|Piecewise|BlockMatrix|"
+    r"ZeroMatrix|Identity|ImmutableDenseMatrix|Matrix|Symbol|Integer|Rational|Eq|Lambda|"
+    r"FunctionMatrix|Transpose|Trace|Indexed|IndexedBase|Dummy|"
+    r"Derivation|Record|Verdict|Result|Checkpoint)\("
+    r"|\b_i_\d|\b\w+\.T\*|[A-Za-z_]\w*\*\*\w")
 
 
-def test_no_output_shows_a_sympy_repr():
-    problems = check_sympy_output(SITE)
-    assert not problems, "\n".join(map(str, problems))
+def parse(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
-def test_every_chapter_that_derives_shows_typeset_mathematics_in_its_outputs():
+def test_no_output_shows_a_sympy_repr(doc):
+    """Derivations are typeset, never printed."""
+    printed = [line.strip()[:120] for block in doc.select(".cell_output pre, .cell_output code")
+               for line in block.get_text().splitlines() if SYMPY_REPR.search(line)]
+    assert not printed
+
+
+def test_every_chapter_that_derives_shows_typeset_mathematics_in_its_outputs(site):
     chapters = {d["chapter"] for d in read_derivations().values()}
     assert len(chapters) >= 8, f"derivations recorded by only {sorted(chapters)}"
-    bare = [c for c in sorted(chapters) if typeset_outputs(SITE / f"{c}.html") == 0]
+    bare = [c for c in sorted(chapters) if not any(
+        out.select(".math") for out in parse(site / f"{c}.html").select(".cell_output"))]
     assert not bare, f"chapters that derive but show no typeset output: {bare}"
+
+
+d, i = sp.symbols("d i", integer=True)
+
+
+@pytest.mark.parametrize("expr", [
+    sp.Sum(sp.MatrixSymbol("X", d, d)[i, sp.Idx("k")] * sp.MatrixSymbol("X", d, d)[
+        sp.Idx("k"), i], (sp.Idx("k"), 0, d - 1)),
+    sp.KroneckerDelta(i, d), sp.MatrixSymbol("X", d, d).T * sp.MatrixSymbol("X", d, d),
+    d**2 + 1, sp.Matrix([[1, 2], [3, 4]]),
+])
+def test_printed_sympy_objects_are_caught(expr):
+    assert SYMPY_REPR.search(str(expr)) or SYMPY_REPR.search(repr(expr)), str(expr)
+
+
+@pytest.mark.parametrize("text", [
+    "max |difference| = 4.3e-06", "rank of W_Q^h, all 144 heads: [64]",
+    "layer 0, head 3: share 0.48 (median)", "q: hand vs transformers", "[[1. 2.]\n [3. 4.]]",
+])
+def test_ordinary_outputs_are_not(text):
+    assert not SYMPY_REPR.search(text)
 
 
 def test_no_derivation_is_decorative_and_every_partial_one_cites_its_theorem():
@@ -81,8 +116,8 @@ def test_every_check_obeys_the_rule_of_its_kind():
             assert name and value is not None
 
 
-def test_every_check_is_on_the_ledger_page_with_its_kind_and_margin():
-    page = "".join(soup(SITE / "book" / "claims_ledger.html").get_text(" ").split())
+def test_every_check_is_on_the_ledger_page_with_its_kind_and_margin(site):
+    page = "".join(parse(site / "book" / "claims_ledger.html").get_text(" ").split())
     for r in read_records().values():
         for c in r.checks:  # compared without whitespace: head names are links (the atlas)
             quantity = "".join(c["quantity"].split())

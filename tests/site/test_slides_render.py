@@ -2,20 +2,17 @@
 typeset mathematics, and the console stays free of errors.
 
 The deck is written here, as ``make slides`` writes it (book_tools.slides.write_decks),
-from the execution ``make chapters`` recorded for the strict build, and served locally.
+from the strict build's execution of the chapter, and served locally.
 """
 
-from pathlib import Path
 
 import pytest
+from browsing import serve
 
-from book_tools.site_check import chromium, serve
-from book_tools.slides import write_decks
+from book_tools.slides import EXECUTED, write_decks
 
-REPO = Path(__file__).resolve().parents[2]
-EXECUTED = REPO / "_build" / "executed"
 CHAPTER = "01_one_row_three_lenses"
-pytestmark = pytest.mark.built_site
+pytestmark = pytest.mark.usefixtures("site")
 
 # Waits for reveal.js and MathJax, moves to the first slide with mathematics, reports it.
 SHOW_MATH_JS = r"""
@@ -42,15 +39,16 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 """
 
 
-def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path, browser):
+def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path, browser, shown):
     import json
 
     if not (EXECUTED / f"{CHAPTER}.ipynb").is_file():
-        pytest.fail(f"no executed {CHAPTER} in {EXECUTED}: run make chapters first",
+        pytest.fail(f"no executed {CHAPTER} in {EXECUTED}: run make strict-book first",
                     pytrace=False)
-    binary, driver = browser
     (deck,) = write_decks(tmp_path, EXECUTED, [CHAPTER])
-    with serve(tmp_path) as root, chromium(binary, driver) as browser:
+    shown.url = ""  # (the browser leaves the page the other checks show)
+    browser.get_log("browser")
+    with serve(tmp_path) as root:
         browser.get(root + deck.name)
         report = json.loads(browser.execute_async_script(SHOW_MATH_JS))
         console = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]

@@ -1,0 +1,122 @@
+"""Tooling that no other test reaches whole: the index of the book's labels and references,
+the bench's measures, the execution cache, the PDF's printer, and forked calls."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from attention_book.claims import claim_index
+from book_tools import bench, browser, forked_calls, myst_index
+from book_tools.execute import execute
+from book_tools.notebooks import BOOK, REPO
+
+HEADER = """---
+jupytext:
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+"""
+
+
+def test_every_claim_of_the_index_is_a_label_of_its_page_with_its_heading():
+    found = myst_index.targets(BOOK)
+    for claim in claim_index():
+        target = found[f"claim-{claim.lower()}"]
+        assert target.page[0].isdigit() and target.text
+        assert target.anchor == f"claim-{claim.lower()}"
+    titles = myst_index.page_titles(BOOK)
+    assert titles["references"] and all(titles[p.stem] for p in BOOK.glob("[0-9]*.md"))
+
+
+def test_every_reference_has_an_author_year_key_and_an_entry():
+    cited = myst_index.citations(REPO / "references.bib")
+    assert cited and all(c.short.rstrip().split(", ")[-1][:4].isdigit() or "n.d." in c.short
+                         for c in cited.values())
+    assert all(c.entry for c in cited.values())
+
+
+def test_a_directive_is_read_with_its_options_and_body():
+    token = myst_index.parser().parse("```{prf:theorem} Title\n:label: thm-x\n\nBody.\n```\n")[0]
+    d = myst_index.directive(token)
+    assert (d.name, d.argument, d.options, d.body.strip()) == (
+        "prf:theorem", "Title", {"label": "thm-x"}, "Body.")
+    assert myst_index.directive(myst_index.parser().parse("```python\nx\n```\n")[0]) is None
+
+
+def test_the_bench_times_a_process_with_its_peak_memory_and_each_cells_time():
+    run = bench.timed([sys.executable, "-c", "b = bytearray(200 << 20)"])
+    assert run.ok and run.mib >= 200 and run.seconds > 0
+    assert not bench.timed([sys.executable, "-c", "raise SystemExit(3)"]).ok
+    cell = nbformat.v4.new_code_cell("\n# how\nx = 1")
+    cell.metadata["execution"] = {"iopub.execute_input": "2026-01-01T00:00:00.000Z",
+                                  "shell.execute_reply": "2026-01-01T00:00:01.500Z"}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("untimed"), cell])
+    assert bench.cell_seconds(nb) == [(2, 1.5, "# how")]
+    phases = subprocess.run(["make", "-s", "--no-print-directory", "test-phases"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert "chapters,strict-book,unit" in phases and phases[-1] == "publish-rehearsal"
+
+
+@pytest.mark.slow
+def test_chapters_are_executed_into_the_cache_and_a_failing_one_is_named(tmp_path):
+    from jupyter_cache import get_cache
+
+    good, bad = tmp_path / "good.md", tmp_path / "bad.md"
+    good.write_text(HEADER + "\n# Good\n\n```{code-cell}\nprint(6 * 7)\n```\n")
+    bad.write_text(HEADER + "\n# Bad\n\n```{code-cell}\n1 / 0\n```\n")
+    failed = execute(tmp_path / "cache", [good, bad])
+    assert [Path(uri).name for uri in failed] == ["bad.md"]
+    cache = get_cache(tmp_path / "cache")
+    assert "ZeroDivisionError" in cache.get_project_record(str(bad)).traceback
+    _, ran = cache.merge_match_into_notebook(cache.get_project_notebook(str(good)).nb)
+    assert ran.cells[-1].outputs[0]["text"] == "42\n"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(browser.missing() is not None or not shutil.which("pdfunite"),
+                    reason="needs Chromium and poppler-utils (make system-deps)")
+def test_the_pdf_prints_each_page_in_order_and_names_an_image_that_did_not_load(tmp_path):
+    from book_tools.pdf import print_pages
+
+    (tmp_path / "a.html").write_text("<html><body><h1>First page</h1></body></html>")
+    (tmp_path / "b.html").write_text(textwrap.dedent("""\
+        <html><body><h1>Second page</h1><img src="gone.png">
+        <p style="break-before: page">a page of its own</p></body></html>"""))
+    problems = print_pages(tmp_path, ["a", "b"], tmp_path / "out.pdf")
+    assert problems == ["b: image did not load: gone.png"]
+    text = subprocess.run(["pdftotext", tmp_path / "out.pdf", "-"], capture_output=True,
+                          text=True, check=True).stdout
+    assert text.index("First page") < text.index("Second page") < text.index("of its own")
+    info = subprocess.run(["pdfinfo", tmp_path / "out.pdf"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "Pages:           3" in info
+
+
+def _write(path: str, text: str) -> None:
+    os.write(1, f"to the log: {text}\n".encode())  # (pytest holds sys.stdout, not fd 1)
+    Path(path).write_text(json.dumps([text, os.environ["FORKED_CALL"]]))
+
+
+def _fail() -> None:
+    raise SystemExit("otter said no")
+
+
+def test_forked_calls_run_with_their_environment_and_log_what_failed(tmp_path, monkeypatch):
+    monkeypatch.delenv("FORKED_CALL", raising=False)
+    calls = [forked_calls.Call(_write, (str(tmp_path / "out.json"), "hello"),
+                               env={"FORKED_CALL": "1"}, log=tmp_path / "ok.log"),
+             forked_calls.Call(_fail, log=tmp_path / "fail.log")]
+    assert forked_calls.run_forked(calls, jobs=2) == [0, 1]
+    assert json.loads((tmp_path / "out.json").read_text()) == ["hello", "1"]
+    assert "to the log: hello" in forked_calls.tail(tmp_path / "ok.log", 200)
+    assert "FORKED_CALL" not in os.environ  # only the forked call had it
+    assert forked_calls.tail(tmp_path / "absent.log", 10) == ""
