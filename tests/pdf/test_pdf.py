@@ -18,7 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_PDF") == "1"  # make pdf, after building it
 PDF = Path(os.environ.get("ATTENTION_BOOK_PDF", REPO / "_build" / "book.pdf"))
-MIN_PAGES = 50
+MIN_PAGES, MAX_PAGES = 50, 300  # the whole book; what the page shows unfolded, no more
 # TeX that MathJax should have turned into typeset mathematics.
 RAW_TEX = re.compile(r"(?<!\\)\\(frac|begin\{|end\{|sqrt\{|mathbb|top\b|\(|\[)|\$\$")
 # The book's code may hold TeX in Python strings (labels for typeset output, "\\frac" or
@@ -47,10 +47,27 @@ def test_the_pdf_is_the_whole_book():
     info = subprocess.run(["pdfinfo", str(PDF)], check=True, capture_output=True,
                           text=True).stdout
     pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
-    assert pages > MIN_PAGES, f"{PDF.name} has {pages} pages"
+    assert MIN_PAGES < pages <= MAX_PAGES, f"{PDF.name} has {pages} pages"
     text = pdf_text()
     for title in ("The four matrices of attention", "One row, three lenses", "Claims ledger"):
         assert title.lower() in text.lower(), f"{title!r} is not in the PDF"
+
+
+def test_every_verdict_table_prints_whole():
+    """The appendix (the claims ledger) prints every check's table with every row and every
+    column: each check's quantity, a random-init row, and for a check that reads rows the
+    last input set's column."""
+    from attention_book.ledger import read_records
+
+    text = " ".join(pdf_text().split())
+    ledger = text[text.lower().rindex("claims ledger"):]
+    checks = [c for r in read_records().values() for c in r.checks]
+    assert checks, "no check in this build's ledger"
+    rows = [c for c in checks if any(" / " in k for k in c["values"])]
+    missing = [c["quantity"] for c in checks if " ".join(c["quantity"].split()) not in ledger]
+    assert not missing, f"{len(missing)} checks' tables are not in the PDF, e.g. {missing[:3]}"
+    assert ledger.count("random init") >= len(checks)
+    assert ledger.count("set C") >= len(rows), "a table lost its last column"
 
 
 def test_the_pdf_has_no_raw_tex():

@@ -100,7 +100,7 @@ def test_every_check_obeys_the_rule_of_its_kind():
         permuted, init = _by_subject(c, PERMUTED), _by_subject(c, INIT)
         assert gpt2 and all(gpt2), f"{claim}: failed on GPT-2: {c}"
         if c["rows_are_tokens"] or any(" / " in k for k in c["values"]):
-            assert len(gpt2) >= 2, f"{claim}: a check on rows ran on one input set: {c}"
+            assert len(gpt2) == 3, f"{claim}: a check on rows ran on {len(gpt2)} input sets"
         if c["kind"] in (IDENTITY, GENERIC):
             assert all(reparam + permuted + init), f"{claim}: an {c['kind']} failed: {c}"
         if c["kind"] == GENERIC:
@@ -114,6 +114,25 @@ def test_every_check_obeys_the_rule_of_its_kind():
             assert not all(reparam), (claim, c)
         for name, value in c["counterfactuals"].items():
             assert name and value is not None
+
+
+def test_every_check_names_the_input_on_which_it_fails_and_fails_there():
+    """Its counterfactuals, and the controls its kind's rule fails; each recorded failing."""
+    from attention_book.verify import Verdict, expected_pass
+
+    known = set(Verdict.__dataclass_fields__)
+    for r in read_records().values():
+        if r.status == FAILED:
+            continue
+        for c in r.checks:
+            v = Verdict(**{k: x for k, x in c.items() if k in known})
+            controls = [s for s in (REPARAM, PERMUTED, INIT) if expected_pass(v.kind, s) is False]
+            assert controls or v.counterfactuals, f"{r.claim}: {v.quantity} names no failing input"
+            for s in controls:
+                assert not any(_by_subject(c, s)), f"{r.claim}: {v.quantity} passed on {s}"
+            for name, passed in v.counterfactual_passed.items():
+                assert not passed, f"{r.claim}: {v.quantity} passed on its counterfactual {name}"
+            assert set(v.counterfactual_passed) == set(v.counterfactuals), (r.claim, v.quantity)
 
 
 def test_every_check_is_on_the_ledger_page_with_its_kind_and_margin(site):

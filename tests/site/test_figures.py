@@ -1,6 +1,7 @@
 """Every figure is captioned and described for a screen reader, and legible on a 360-px
-phone: it fits the screen (a figure kept wider than the screen scrolls sideways in its own
-box), and its smallest legend text is drawn at 12 CSS px or more.
+phone: it fits the screen, drawn for it (each figure's phone drawing, served through
+``<picture>``, never a page drawing scrolled sideways), and its smallest legend text is drawn
+at 12 CSS px or more.
 
 A figure's PNG records its smallest legend text in its own pixels
 (``attention_book.plotting.LEGEND_PX_KEY``, written by ``plotting.finish``); on the phone
@@ -44,16 +45,17 @@ const imgs = Array.from(scope.querySelectorAll('img'))
   .filter(i => i.closest('figure') || i.closest('.cell_output, .output'));
 const vw = document.documentElement.clientWidth;
 const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
-// A figure kept wider than the screen to stay legible scrolls sideways in its own box
-// (_static/pages.css): then that box, not the image, must fit the screen.
+// A figure scrolled sideways in a box of its own is not drawn for the phone.
 const scroller = i => { for (let e = i.parentElement; e && e !== scope; e = e.parentElement)
-  if (scrolls(e)) return e; return null; };
+  if (scrolls(e) && e.scrollWidth > e.clientWidth + 1) return e; return null; };
 const problems = [];
 for (const i of imgs) {
-  const box = scroller(i), r = (box || i).getBoundingClientRect();
-  const src = (i.getAttribute('src') || '').slice(0, 80);
+  const box = scroller(i), r = i.getBoundingClientRect();
+  const src = (i.currentSrc || i.getAttribute('src') || '').slice(-80);
   if (r.width === 0) continue;  // not laid out (a hidden tab)
-  if (r.left < -1 || r.right > vw + 1)
+  if (box)
+    problems.push(`figure scrolls sideways instead of fitting the screen: ${src}`);
+  else if (r.left < -1 || r.right > vw + 1)
     problems.push(`figure overflows the screen: ${src} spans x = ${Math.round(r.left)}..`
                   + `${Math.round(r.right)} px of ${vw}`);
   else if (!box && i.naturalWidth > vw && r.width >= i.naturalWidth)
@@ -68,7 +70,7 @@ for (const f of scope.querySelectorAll('figure'))
     problems.push(`figure overflows its box: ${(f.id || 'figure').slice(0, 60)}, content `
                   + `${f.scrollWidth} px in ${f.clientWidth} px`);
 return JSON.stringify({viewport: vw, problems: problems, figures: imgs.map(i => ({
-  src: i.getAttribute('src') || '', natural: i.naturalWidth,
+  src: i.currentSrc || i.getAttribute('src') || '', natural: i.naturalWidth,
   drawn: i.getBoundingClientRect().width}))});
 """
 
@@ -165,16 +167,16 @@ def test_the_book_has_figures_whose_legends_are_measured(site):
     assert len(with_legend) >= 10, f"only {len(with_legend)} figures record a legend"
 
 
-def test_without_the_phone_rule_the_books_figures_fail(site, tmp_path, browser, shown):
-    """A copy of this build without _static/pages.css's phone rule: its figures shrink to
-    the screen, and their legends fall below 12 CSS px."""
+def test_without_the_phone_drawings_the_books_figures_fail(site, tmp_path, browser, shown):
+    """A copy of this build whose pages serve the page drawings to phones too (the
+    ``<picture>`` sources taken out): its figures shrink to the screen, and their legends
+    fall below 12 CSS px."""
     copy = tmp_path / "html"
     shutil.copytree(site, copy)
-    css = copy / "_static" / "pages.css"
-    rule = re.compile(r"@media \(max-width: 600px\) \{.*?\n\}\n", re.S)
-    assert rule.search(css.read_text()), "pages.css has no phone rule for figures"
-    css.write_text(rule.sub("", css.read_text()))
     page = next(p for p in site_pages(copy) if p.name.startswith("01_"))
+    html = page.read_text()
+    assert "<picture><source" in html, "the page serves no phone drawing"
+    page.write_text(re.sub(r"<source [^>]*>", "", html))
     with serve(copy) as root:
         show(browser, root + rel(page, copy), True, shown)
         found = legend_problems(phone_view(browser)["figures"], shown.url, copy)
