@@ -70,3 +70,23 @@ def test_generated_notebooks_match_their_sources(tmp_path):
     src = read(CHAPTERS[0])
     assert [c.source for c in nb.cells] == [c.source for c in src.cells]
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def test_no_function_is_defined_in_two_chapters():
+    """A helper two chapters use lives in the package (d2l's rule)."""
+    import ast
+
+    where: dict[str, set[str]] = {}
+    for md in CHAPTERS:
+        for cell in read(md).cells:
+            if cell.cell_type != "code":
+                continue
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                    where.setdefault(node.name, set()).add(md.stem)
+    twice = {name: sorted(stems) for name, stems in where.items() if len(stems) > 1}
+    assert not twice, twice
