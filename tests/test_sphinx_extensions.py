@@ -99,4 +99,38 @@ def test_each_page_keeps_one_copy_of_each_script_and_loads_mathjax_everywhere():
     app = SimpleNamespace(set_html_assets_policy=lambda p: calls.append(p),
                           connect=lambda *a, **k: calls.append(a[0]))
     sphinx_site.setup(app)
-    assert calls == ["always", "html-page-context"]
+    assert calls == ["always", "html-page-context", "build-finished"]
+
+
+def test_a_figures_phone_drawing_is_served_to_phones(tmp_path):
+    """The phone drawing comes out of the figure's PNG into <name>.phone.png, the figure
+    keeps its pixels without it, and the page serves it below 600 px through <picture>."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from attention_book.plotting import PHONE_KEY, figure_png
+
+    fig, ax = plt.subplots(figsize=(6.4, 3))
+    ax.plot([0, 1], label="a line")
+    ax.legend()
+    png = figure_png(fig)
+    plt.close(fig)
+    images = tmp_path / "_images"
+    images.mkdir()
+    (images / "f.png").write_bytes(png)
+    (images / "other.png").write_bytes(sphinx_site.split_phone_png(png)[0])  # no drawing
+    page = tmp_path / "book" / "p.html"
+    page.parent.mkdir()
+    page.write_text('<img alt="x" src="../_images/f.png"><img src="../_images/other.png">')
+    app = SimpleNamespace(builder=SimpleNamespace(format="html"), outdir=str(tmp_path))
+    sphinx_site.phone_figures(app, None)
+    page_png, phone = sphinx_site.split_phone_png((images / "f.png").read_bytes())
+    assert phone is None and PHONE_KEY.encode() not in page_png
+    assert (images / "f.phone.png").read_bytes().startswith(b"\x89PNG")
+    html = page.read_text()
+    assert html.count("<picture>") == 1 and \
+        '<source media="(max-width: 600px)" srcset="../_images/f.phone.png">' in html
+    sphinx_site.phone_figures(app, None)  # a second run changes nothing
+    assert page.read_text() == html
