@@ -109,6 +109,28 @@ def score_heads(model: GPT2, ids: np.ndarray, mlp: bool = True) -> HeadScores:
     return HeadScores(np.mean(ind, 0), np.mean(prev, 0), len(ids), n_random)
 
 
+def probe_scores(model: GPT2, bos: int, n_random: int, n_seq: int, seed: int = 0
+                 ) -> HeadScores:
+    """Every head of ``model`` scored on ``n_seq`` seeded probes of BOS and ``n_random``
+    random tokens (drawn from its whole vocabulary) twice."""
+    ids = repeated_random_tokens(np.random.default_rng(seed),
+                                 model.tensors["wte.weight"].shape[0], n_random, bos, n_seq)
+    return score_heads(model, ids)
+
+
+def pessimistic_rank(scores: np.ndarray, head: tuple[int, int]) -> int:
+    """The head's rank by score, 1 the strict best; a tie counts against the head."""
+    return int((scores >= scores[head]).sum())
+
+
+def worst_ranks(scores: HeadScores, induction_heads: list[tuple[int, int]],
+                previous_heads: list[tuple[int, int]]) -> tuple[int, int]:
+    """The worst rank of the listed induction heads by induction score, and of the listed
+    previous-token heads by previous-token score."""
+    return (max(pessimistic_rank(scores.induction, h) for h in induction_heads),
+            max(pessimistic_rank(scores.previous, h) for h in previous_heads))
+
+
 def name(head: tuple[int, int]) -> str:
     """``(5, 1)`` -> ``"5.1"``."""
     return f"{head[0]}.{head[1]}"

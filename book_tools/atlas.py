@@ -3,7 +3,7 @@ the random-init control's, computed from the weights with attention_book.head_me
 
 ``compute_atlas()`` returns the JSON-ready dictionary published as ``heads.json``: under
 ``"heads"``, one entry per head keyed ``"L.H"`` holding GPT-2's values, the control's under
-``"control"``, and the literature's roles with the book's weight-only evidence on each.
+``"control"``, and the literature's roles with what the book's evidence says of each.
 ``python -m book_tools.atlas OUT.json`` writes it and prints the time it took.
 """
 
@@ -20,13 +20,9 @@ from attention_book import head_metrics as hm
 from attention_book.checkpoint import load_checkpoint
 from attention_book.control import SEED, load_control
 from attention_book.gpt2 import GPT2, AttentionWeights, attention, load_gpt2
-from attention_book.head_detectors import THRESHOLD, previous_token_scores
-from attention_book.head_roles import RoleGroup, load_roles, roles_of
+from attention_book.head_detectors import previous_token_scores
+from attention_book.head_roles import load_roles, role_evidence, roles_of
 from attention_book.subjects import Case
-
-# Chapter 3's threshold on the negative mass share: halfway between a shared lens (0)
-# and the control's unrelated lenses (about 1/2).
-NU_POSITIVE_LEANING = 0.25
 
 FIELDS = {
     "antisymmetric_share": "‖M_a‖²_F / ‖M‖²_F for M = W_Q W_Kᵀ, M_a = (M − Mᵀ)/2",
@@ -108,34 +104,6 @@ def net_metrics(model: GPT2, tokens: bool) -> tuple[dict[str, dict], str]:
     return out, label
 
 
-def _rank(values: dict[str, float], name: str, ascending: bool) -> int:
-    order = sorted(values, key=values.get, reverse=not ascending)
-    return order.index(name) + 1
-
-
-def evidence(name: str, group: RoleGroup, heads: dict[str, dict]) -> dict:
-    """The book's weight-only evidence on one head's role, computed, with a verdict.
-
-    Duplicate-token and induction heads: chapter 3 finds these groups leaning positive
-    (small negative mass share ν); the head agrees when ν < 0.25. Previous-token heads:
-    the head agrees when its previous-token score on the example rows exceeds the book's
-    detection threshold (attention_book.head_detectors.THRESHOLD)."""
-    n = len(heads)
-    if group.role == "previous-token":
-        scores = {k: v["previous_token_score"] for k, v in heads.items()}
-        value, rank = scores[name], _rank(scores, name, ascending=False)
-        agrees = value > THRESHOLD
-        text = (f"previous-token score on the example rows {value:.3f}, rank {rank} of {n} "
-                f"(detection threshold {THRESHOLD})")
-    else:
-        nus = {k: v["negative_mass_share"] for k, v in heads.items()}
-        value, rank = nus[name], _rank(nus, name, ascending=True)
-        agrees = value < NU_POSITIVE_LEANING
-        text = (f"negative mass share ν = {value:.3f}, rank {rank} of {n} from the most "
-                f"positive-leaning (chapter 3's threshold ν < {NU_POSITIVE_LEANING})")
-    return {"measure": text, "agrees": bool(agrees)}
-
-
 def compute_atlas() -> dict:
     """heads.json as a dictionary (see FIELDS), with the time the computation took."""
     start = time.perf_counter()
@@ -150,7 +118,7 @@ def compute_atlas() -> dict:
         head = tuple(int(p) for p in name.split("."))
         entry["control"] = ctrl[name]
         entry["roles"] = [{"role": g.role, "cite": list(g.cite), "chapter": g.chapter,
-                           "method": g.method, **evidence(name, g, gpt2)}
+                           "method": g.method, **role_evidence(name, g, gpt2, tokens)}
                           for g in roles_of(head, groups)]
     return {
         "about": {

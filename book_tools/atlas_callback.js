@@ -63,9 +63,8 @@ numbers.text = html;
 const roleText = (e, n) => e.roles.length === 0
   ? `<p>Head ${n}: no role in the sources the chapters cite.</p>`
   : e.roles.map((r) => `<p><b>Head ${n}: ${r.role}</b> (${r.cite.join("; ")}; ` +
-    `${r.method}; discussed in <a href="${r.chapter}.html">${r.chapter}</a>). ` +
-    `The book's weight-only evidence <b>${r.agrees ? "agrees" : "does not agree"}</b>: ` +
-    `${r.measure}.</p>`).join("");
+    `${r.method}${r.chapter ? `; discussed in <a href="${r.chapter}.html">${r.chapter}</a>` : ""}). ` +
+    `<b>${r.verdict[0].toUpperCase() + r.verdict.slice(1)}</b>: ${r.measure}.</p>`).join("");
 roles.text = roleText(main, name) + (pinned ? roleText(pinned, pin.value) : "") +
   (tokens ? "" : "<p class=\"atlas-note\">The patterns are on GPT-2's position rows: the " +
    "pattern on real text and the OV copying score need the full checkpoint.</p>");

@@ -1,12 +1,11 @@
-"""The atlas's pieces that need no build: head mentions to links, roles, evidence, when
-the page is read again."""
+"""The atlas's pieces that need no build: head mentions to links, roles, when the page is
+read again (what the atlas says of each role: tests/test_head_roles.py)."""
 
 from types import SimpleNamespace
 
 import pytest
 
 from attention_book.head_roles import load_roles, parse_head, roles_of
-from book_tools.atlas import evidence
 from book_tools.sphinx_atlas import (
     ATLAS_DOC,
     atlas_inputs,
@@ -46,18 +45,6 @@ def test_roles_come_with_their_citations():
     assert all(g.cite for g in groups)
     with pytest.raises(ValueError, match="layer.head"):
         parse_head("5_5")
-
-
-def test_evidence_agrees_only_when_the_measure_says_so():
-    group = next(g for g in load_roles() if g.role == "duplicate-token")
-    heads = {"0.1": {"negative_mass_share": 0.1}, "0.2": {"negative_mass_share": 0.4}}
-    assert evidence("0.1", group, heads)["agrees"] is True
-    assert evidence("0.2", group, heads)["agrees"] is False
-    assert "rank 2 of 2" in evidence("0.2", group, heads)["measure"]
-    prev = next(g for g in load_roles() if g.role == "previous-token")
-    heads = {"2.2": {"previous_token_score": 0.9}, "4.11": {"previous_token_score": 0.1}}
-    assert evidence("2.2", prev, heads)["agrees"] is True
-    assert evidence("4.11", prev, heads)["agrees"] is False
 
 
 def test_the_atlas_is_read_again_only_when_what_it_is_computed_from_changed(

@@ -27,6 +27,14 @@ def test_attention_shapes_gqa_and_mha():
     assert attention_shapes(768, 12, 12, 64) == {k: (768, 768) for k in gqa}
 
 
+def test_under_gqa_only_w_k_and_w_v_shrink_by_h_over_g():
+    """The checklist's GQA column (chapter 11): Llama 2 70B's layout against the same model
+    with one key-value head per query head."""
+    gqa, mha = attention_shapes(8192, 64, 8, 128), attention_shapes(8192, 64, 64, 128)
+    factor = {w: np.prod(mha[w]) / np.prod(gqa[w]) for w in gqa}
+    assert factor == {"W_Q": 1, "W_K": 64 / 8, "W_V": 64 / 8, "W_O": 1}
+
+
 def test_layer_input_is_the_real_stream_only_for_token_rows_with_mlp():
     from attention_book.subjects import Case, InputSet
 

@@ -1,69 +1,19 @@
-"""The head detectors on models whose heads are planted by hand, so the answer is known."""
+"""The head detectors on models whose heads are planted by hand (attention_book.induction_toy),
+so the answer is known."""
 
 import numpy as np
 import pytest
 
 from attention_book import head_detectors as hd
-from attention_book.gpt2 import GPT2, Config
+from attention_book import induction_toy as kit
 
-V, N = 12, 16             # vocabulary (0 is BOS) and positions of the test model
-TOK, POS, PREV = 0, V, V + N
-F = 2 * V + N             # features; the residual stream holds [u, -u] so LayerNorm only rescales
-D = 2 * F
-MARGIN = 20.0             # logit margin of a planted match
-
-
-def _head(match=(), copy=()):
-    return {"match": list(match), "copy": list(copy)}
-
-
-PREVIOUS = _head(match=[(POS + i, POS + i - 1) for i in range(1, N)],
-                 copy=[(TOK + t, PREV + t) for t in range(V)])
-INDUCTION = _head(match=[(TOK + t, PREV + t) for t in range(V)])          # a pattern is enough
-SELF = _head(match=[(POS + i, POS + i) for i in range(N)])
-TWO_BACK = _head(match=[(POS + i, POS + i - 2) for i in range(2, N)])
-BOS_SINK = _head(match=[(POS + i, TOK + 0) for i in range(N)])
-DUPLICATE = _head(match=[(TOK + t, TOK + t) for t in range(V)])  # includes itself: split weight
-EMPTY = _head()
-
-
-def planted_model(layers: list[list[dict]]) -> GPT2:
-    """A GPT2 whose heads attend as their match lists say (one head coordinate per match)."""
-    n_head = len(layers[0])
-    d_head = D // n_head
-    t = {"wte.weight": np.zeros((V, D)), "wpe.weight": np.zeros((N, D))}
-    t["wte.weight"][np.arange(V), TOK + np.arange(V)] = 1
-    t["wpe.weight"][np.arange(N), POS + np.arange(N)] = 1
-    for k in ("wte.weight", "wpe.weight"):
-        t[k][:, F:] = -t[k][:, :F]
-    for layer, heads in enumerate(layers):
-        scale = F / (2 + layer)          # squared LayerNorm factor of a row with 2 + layer units
-        W, O = np.zeros((D, 3 * D)), np.zeros((D, D))
-        for h, spec in enumerate(heads):
-            for c, (fq, fk) in enumerate(spec["match"]):
-                W[fq, h * d_head + c] = MARGIN * np.sqrt(d_head) / scale
-                W[fk, D + h * d_head + c] = 1.0
-            for c, (fs, fd) in enumerate(spec["copy"]):
-                W[fs, 2 * D + h * d_head + c] = 1.0
-                O[h * d_head + c, fd] = 1 / np.sqrt(scale)
-                O[h * d_head + c, F + fd] = -1 / np.sqrt(scale)
-        p = f"h.{layer}."
-        t |= {p + "ln_1.weight": np.ones(D), p + "ln_1.bias": np.zeros(D),
-              p + "attn.c_attn.weight": W, p + "attn.c_attn.bias": np.zeros(3 * D),
-              p + "attn.c_proj.weight": O, p + "attn.c_proj.bias": np.zeros(D),
-              p + "ln_2.weight": np.ones(D), p + "ln_2.bias": np.zeros(D),
-              p + "mlp.c_fc.weight": np.zeros((D, 2)), p + "mlp.c_fc.bias": np.zeros(2),
-              p + "mlp.c_proj.weight": np.zeros((2, D)), p + "mlp.c_proj.bias": np.zeros(D)}
-    tensors = {k: v.astype(np.float32) for k, v in t.items()}
-    return GPT2(tensors, Config(n_layer=len(layers), n_head=n_head, d_model=D, n_ctx=N))
-
-
-CROWD = [[SELF, PREVIOUS, TWO_BACK, BOS_SINK], [INDUCTION, DUPLICATE, EMPTY, BOS_SINK]]
+CROWD = kit.crowd()   # previous-token head at 0.2, induction head at 1.1, six distractors
+PREV, IND = kit.PLANTED_PREV, kit.PLANTED_IND
 
 
 @pytest.fixture(scope="module")
 def probe() -> np.ndarray:
-    return hd.repeated_random_tokens(np.random.default_rng(0), V, 7, bos=0, n_seq=6)
+    return hd.repeated_random_tokens(np.random.default_rng(0), kit.V, 7, bos=kit.BOS, n_seq=6)
 
 
 def test_probe_is_bos_then_distinct_tokens_twice(probe):
@@ -92,32 +42,38 @@ def test_scores_of_ideal_patterns():
 
 
 def test_detects_exactly_the_planted_heads(probe):
-    scores = hd.score_heads(planted_model(CROWD), probe)
-    assert scores.induction_heads() == [(1, 0)]
-    assert scores.previous_token_heads() == [(0, 1)]
+    scores = hd.score_heads(kit.build(CROWD), probe)
+    assert scores.induction_heads() == [IND]
+    assert scores.previous_token_heads() == [PREV]
 
 
 def test_minimal_circuit(probe):
-    scores = hd.score_heads(planted_model([[PREVIOUS], [INDUCTION]]), probe)
+    scores = hd.score_heads(kit.build([[kit.previous_token()], [kit.induction()]]), probe)
     assert scores.induction_heads() == [(1, 0)] and scores.previous_token_heads() == [(0, 0)]
 
 
 def test_removing_the_previous_token_head_loses_both(probe):
-    crowd = [list(layer) for layer in CROWD]
-    crowd[0][1] = EMPTY
-    scores = hd.score_heads(planted_model(crowd), probe)
+    scores = hd.score_heads(kit.without(CROWD, PREV), probe)
     assert scores.induction_heads() == [] and scores.previous_token_heads() == []
 
 
 def test_removing_the_induction_head_is_flagged(probe):
-    crowd = [list(layer) for layer in CROWD]
-    crowd[1][0] = EMPTY
-    scores = hd.score_heads(planted_model(crowd), probe)
-    assert scores.induction_heads() == [] and scores.previous_token_heads() == [(0, 1)]
+    scores = hd.score_heads(kit.without(CROWD, IND), probe)
+    assert scores.induction_heads() == [] and scores.previous_token_heads() == [PREV]
 
 
 def test_first_token_mass_finds_the_sinks(probe):
-    patterns = hd.attention_patterns(planted_model(CROWD), probe[0])
+    patterns = hd.attention_patterns(kit.build(CROWD), probe[0])
     mass = hd.first_token_mass(patterns)
-    assert hd.detect(mass) == [(0, 3), (1, 3)]
+    assert hd.detect(mass) == [(0, 1), (1, 3)]
     assert mass[1, 2] == pytest.approx(hd.uniform_first_token_mass(probe.shape[1]), abs=1e-6)
+
+
+def test_ranks_are_pessimistic_and_the_planted_heads_rank_first():
+    scores = np.array([[0.9, 0.5], [0.5, 0.1]])
+    assert hd.pessimistic_rank(scores, (0, 0)) == 1
+    assert hd.pessimistic_rank(scores, (0, 1)) == hd.pessimistic_rank(scores, (1, 0)) == 3
+    planted = hd.probe_scores(kit.build(CROWD), kit.BOS, 7, 3)
+    assert hd.worst_ranks(planted, [IND], [PREV]) == (1, 1)
+    removed = hd.probe_scores(kit.without(CROWD, IND), kit.BOS, 7, 3)
+    assert hd.worst_ranks(removed, [IND], [PREV])[0] > 1
