@@ -24,11 +24,19 @@ from sympy.simplify.simplify import factor_sum
 
 
 def canon(expr: sp.Expr) -> sp.Expr:
-    """Each term of a 1 x 1 matrix sum as the first of itself and its transpose."""
+    """Each term of a 1 x 1 matrix sum as its scalar coefficient times the first of its
+    matrix product and that product's transpose (the coefficient set aside, so that
+    alpha x y^T and y x^T come to the same product whatever their coefficients)."""
     expr = sp.expand(expr)
     terms = expr.args if isinstance(expr, sp.MatAdd) else (expr,)
-    return sp.MatAdd(*[min(t, sp.transpose(t).doit(), key=sp.default_sort_key)
-                       for t in terms]).doit()
+    return sp.MatAdd(*[_canonical_term(t) for t in terms]).doit()
+
+
+def _canonical_term(term: sp.Expr) -> sp.Expr:
+    coeff, matrices = (term.as_coeff_matrices() if isinstance(term, sp.MatMul)
+                       else (sp.S.One, [term]))
+    product = sp.MatMul(*matrices).doit() if len(matrices) > 1 else matrices[0]
+    return coeff * min(product, sp.transpose(product).doit(), key=sp.default_sort_key)
 
 
 def _factors(e: sp.Expr) -> tuple[sp.Expr, list]:
