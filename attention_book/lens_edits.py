@@ -2,14 +2,17 @@
 
 c_attn holds [W_Q | W_K | W_V] side by side (each d_model wide, heads in blocks of
 d_head columns) and its bias [b_Q | b_K | b_V] likewise. Each function returns a new
-model (``GPT2.with_tensors``); the original is not touched.
+model (``GPT2.with_tensors``); the original is not touched. ``swap_lenses`` edits one
+layer's ``AttentionWeights`` instead.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .gpt2 import GPT2
+from .gpt2 import GPT2, AttentionWeights
 
 
 def _c_attn(model: GPT2, layer: int) -> tuple[str, np.ndarray, np.ndarray]:
@@ -46,3 +49,17 @@ def dependent_key_column(model: GPT2, layer: int, head: int,
     cols = w[:, start:start + len(coefficients)].astype(np.float64)
     w[:, start + cfg.d_head - 1] = cols @ np.asarray(coefficients, np.float64)
     return model.with_tensors({p + "weight": w})
+
+
+def swap_lenses(w: AttentionWeights, biases: bool = True) -> AttentionWeights:
+    """One layer's weights with the query and key lenses exchanged in every head: the
+    matrices W_Q <-> W_K, and with ``biases`` the biases b_Q <-> b_K too."""
+    extra = {"b_Q": w.b_K, "b_K": w.b_Q} if biases else {}
+    return replace(w, W_Q=w.W_K, W_K=w.W_Q, **extra)
+
+
+def without_values(w: AttentionWeights) -> AttentionWeights:
+    """One layer's weights with an empty value path (W_V, b_V and W_O of width 0): the
+    book's ``attention`` on them computes the same queries, keys, scores and pattern,
+    and writes nothing, at half the cost, for measures that read only the scores."""
+    return replace(w, W_V=w.W_V[..., :0], b_V=w.b_V[..., :0], W_O=w.W_O[:, :0])

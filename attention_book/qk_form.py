@@ -3,6 +3,8 @@
 Every quantity here is computed from the 64 x 64 Gram blocks of B = [W_Q W_K] or the
 128 x 128 matrix R J R^T (chapter 03a, Q1 and Q4), never from a dense 768 x 768 matrix:
 
+- ``model_grams``, ``model_eigenvalues``: the blocks and eigenvalues of every head of a
+  model, computed once per model;
 - ``antisymmetric_share``: ||M_a||_F^2 / ||M||_F^2 = (1 - tr(M^2) / ||M||_F^2) / 2;
 - ``symmetric_eigenvalues``: the 2 d_k candidate non-zero eigenvalues of (M + M^T)/2,
   those of (1/2) R J R^T for any R with R^T R = B^T B;
@@ -13,10 +15,14 @@ Every quantity here is computed from the 64 x 64 Gram blocks of B = [W_Q W_K] or
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .circuits import float32_rank_threshold
+
+if TYPE_CHECKING:
+    from .gpt2 import GPT2
 
 
 def _T(a: np.ndarray) -> np.ndarray:
@@ -32,6 +38,12 @@ def lenses(model) -> tuple[np.ndarray, np.ndarray]:
     """W_Q and W_K of every head, [n_layer, n_head, d_model, d_head], in float64."""
     return tuple(np.stack([getattr(w, name) for w in model.layers]).astype(np.float64)
                  for name in ("W_Q", "W_K"))
+
+
+def head_lenses(model: GPT2, layer: int, head: int) -> tuple[np.ndarray, np.ndarray]:
+    """W_Q and W_K of one head, [d_model, d_head] each, in float64."""
+    w = model.layers[layer]
+    return w.W_Q[head].astype(np.float64), w.W_K[head].astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,18 @@ class Grams:
         return np.block([[self.qq, self.qk], [_T(self.qk), self.kk]])
 
 
+def model_grams(model: GPT2) -> Grams:
+    """``Grams.of_model(model)``, computed once per model."""
+    return model.memo("qk grams", Grams.of_model)
+
+
+def model_eigenvalues(model: GPT2) -> np.ndarray:
+    """[n_layer, n_head, 2 d_k] eigenvalues of every head's symmetric part (once per
+    model)."""
+    return model.memo("qk symmetric eigenvalues",
+                      lambda m: symmetric_eigenvalues(model_grams(m)))
+
+
 def antisymmetric_share(g: Grams) -> np.ndarray:
     """alpha(W_Q W_K^T) = (1 - tr((W_Q^T W_K)^2) / tr(W_Q^T W_Q W_K^T W_K)) / 2."""
     return 0.5 * (1 - _tr_prod(g.qk, g.qk) / _tr_prod(g.qq, g.kk))
@@ -73,16 +97,24 @@ def J_block(k: int) -> np.ndarray:
 
 
 def gram_root(gram: np.ndarray) -> np.ndarray:
-    """An R with R^T R = gram = B^T B: the Cholesky factor, B's QR factor R up to the
-    signs of its rows. A singular gram (B has lost rank: only constructed heads) gets
-    eps = 1e-10 max|gram| on its diagonal, the Gram matrix of B with sqrt(eps) I stacked
-    below it, which moves every eigenvalue used here by at most (sqrt(eps)|B|_2 + eps)/2
-    (Weyl)."""
+    """An R with R^T R = gram = B^T B, for one head or a stack: the Cholesky factor, B's QR
+    factor R up to the signs of its rows. A head whose gram is singular (its B has lost
+    rank) gets, alone, the symmetric root Lambda^(1/2) U^T from its own eigenvectors U,
+    which satisfies R^T R = gram as well: no jitter, and no head's fallback touches
+    another head."""
     try:
         return _T(np.linalg.cholesky(gram))
     except np.linalg.LinAlgError:
-        jitter = 1e-10 * np.abs(gram).max() * np.eye(gram.shape[-1])
-        return _T(np.linalg.cholesky(gram + jitter))
+        heads = np.reshape(gram, (-1, *gram.shape[-2:]))
+        return np.stack([_head_root(g) for g in heads]).reshape(gram.shape)
+
+
+def _head_root(gram: np.ndarray) -> np.ndarray:
+    try:
+        return _T(np.linalg.cholesky(gram))
+    except np.linalg.LinAlgError:
+        lam, U = np.linalg.eigh(gram)
+        return np.sqrt(np.clip(lam, 0.0, None))[:, None] * _T(U)
 
 
 def symmetric_eigenvalues(g: Grams) -> np.ndarray:
@@ -119,7 +151,7 @@ def symmetrised_head(W_Q: np.ndarray, W_K: np.ndarray) -> tuple[np.ndarray, np.n
     R = gram_root(_T(B) @ B)
     lam, Y = np.linalg.eigh(0.5 * R @ J_block(W_Q.shape[-1]) @ R.T)
     top = np.argsort(-np.abs(lam))[:W_Q.shape[-1]]
-    V = B @ np.linalg.solve(R, Y[:, top])  # orthonormal columns
+    V = B @ np.linalg.lstsq(R, Y[:, top], rcond=None)[0]  # orthonormal columns
     return V * lam[top], V
 
 

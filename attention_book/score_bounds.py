@@ -1,4 +1,5 @@
-"""The self-score bounds of a shared lens (chapter 03a, Q3), measured on score matrices.
+"""The self-score bounds of a shared lens (chapter 03a, Q3) and the asymmetry of scores and
+weights (chapter 03b), measured on score matrices.
 
 For a score matrix S with self-scores s_ii on its diagonal, every ordered pair i != j has
 the Cauchy-Schwarz bound sqrt(s_ii s_jj) and the arithmetic-mean bound (s_ii + s_jj)/2.
@@ -45,3 +46,34 @@ def antisymmetric_share_of(S: np.ndarray) -> np.ndarray:
     S = np.asarray(S, np.float64)
     return (((S - np.swapaxes(S, -1, -2)) ** 2 / 4).sum((-2, -1))
             / (S ** 2).sum((-2, -1)))
+
+
+def self_score_rule_breaks(S: np.ndarray) -> int:
+    """Q3's consequence, tested on score matrices S [..., T, T] under a causal mask: how
+    many rows i >= 1 whose self-score s_ii exceeds every earlier self-score s_jj
+    (j < i) have their highest visible score s_ij (j <= i) elsewhere. Under a shared
+    lens s_ij <= (s_ii + s_jj)/2 < s_ii for every such row: none."""
+    S = np.asarray(S, np.float64)
+    T = S.shape[-1]
+    diag = np.diagonal(S, axis1=-2, axis2=-1)
+    earlier_best = np.maximum.accumulate(diag, axis=-1)[..., :-1]
+    leads = diag[..., 1:] > earlier_best                  # rows 1..T-1
+    top = np.where(np.triu(np.ones((T, T), bool), 1), -np.inf, S).argmax(-1)[..., 1:]
+    if not leads.any():
+        raise ValueError("no row's self-score exceeds the earlier ones: the rule has "
+                         "nothing to test on these rows")
+    return int((leads & (top != np.arange(1, T))).sum())
+
+
+def asymmetry_over_rounding(S: np.ndarray, q: np.ndarray, k: np.ndarray, u: float
+                            ) -> np.ndarray:
+    """||S - S^T||_F of computed scores S = q k^T [..., T, T], in units of what rounding
+    alone can make it: each score computed in precision u is off by at most
+    gamma_e |q_i| . |k_j| (Higham, e = q.shape[-1] terms), so rounding alone gives
+    ||S - S^T||_F <= 2 gamma_e || |q| |k|^T ||_F. Above 1, rounding cannot explain it."""
+    S, q, k = (np.asarray(a, np.float64) for a in (S, q, k))
+    e = q.shape[-1]
+    gamma = e * u / (1 - e * u)
+    bound = 2 * gamma * np.linalg.norm(np.abs(q) @ np.swapaxes(np.abs(k), -1, -2),
+                                       axis=(-2, -1))
+    return np.linalg.norm(S - np.swapaxes(S, -1, -2), axis=(-2, -1)) / bound

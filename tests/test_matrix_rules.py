@@ -36,3 +36,18 @@ def test_at_size_one_evaluates_and_names_what_is_missing():
         assert "W" in str(err)
     else:
         raise AssertionError("a missing value must be named")
+
+
+def test_sum_deltas_separate_sums_and_entry_sums():
+    from attention_book.matrix_rules import entry_sums, separate_sums, sum_deltas
+
+    a, b, p, c, i, j = sp.symbols("a b p c i j", integer=True, nonnegative=True)
+    M = sp.IndexedBase("M")
+    assert sum_deltas(sp.Sum(sp.KroneckerDelta(a, p) * M[a, b] * sp.KroneckerDelta(b, a),
+                             (a, 0, d - 1), (b, 0, d - 1))) == M[p, p]
+    u, v = sp.IndexedBase("u", real=True), sp.IndexedBase("v", real=True)
+    double = sp.Sum(u[i] * v[j], (i, 0, d_k - 1), (j, 0, d_k - 1))
+    assert separate_sums(double, c) == (sp.Sum(u[c], (c, 0, d_k - 1))
+                                        * sp.Sum(v[c], (c, 0, d_k - 1)))
+    U, V = sp.MatrixSymbol("U", 1, d_k), sp.MatrixSymbol("V", 1, d_k)
+    assert entry_sums(U * V.T, {U: u, V: v}, c) == sp.Sum(u[c] * v[c], (c, 0, d_k - 1))
