@@ -135,7 +135,7 @@ def _named(name: object, operation: str, args: tuple) -> object | None:
             return sp.Integral(name, *args)
         if operation == "limit":
             return sp.Limit(name, *args)
-    except (TypeError, ValueError, sp.SympifyError):
+    except (TypeError, ValueError, AttributeError, sp.SympifyError):
         return None
     return None
 
