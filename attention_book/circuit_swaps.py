@@ -12,6 +12,7 @@ half does not move is derived in the chapter and unit-tested in
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -59,6 +60,16 @@ def swap_effects(w: AttentionWeights, x: np.ndarray, eps: float) -> tuple[np.nda
     written = np.linalg.norm(base.head_writes, axis=(1, 2))
     moved = np.linalg.norm(ov.head_writes - base.head_writes, axis=(1, 2))
     return moved / written, total_variation(qk.pattern, base.pattern).max(-1)
+
+
+def layer_swap_effects(model: GPT2, layer: int, x: np.ndarray) -> tuple[np.ndarray,
+                                                                        np.ndarray]:
+    """``swap_effects`` of one layer of ``model`` on rows ``x``, computed once per layer's
+    weights and rows (``GPT2.layer_memo``): a counterfactual that edits one layer shares
+    the others' with the model it was made from."""
+    rows = hashlib.sha1(np.ascontiguousarray(x).tobytes()).hexdigest()
+    return model.layer_memo(layer, ("swap effects", x.shape, rows),
+                            lambda w: swap_effects(w, x, model.config.eps))
 
 
 def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int) -> float:

@@ -9,6 +9,7 @@ from attention_book.circuit_swaps import (
     OV_PARAMETERS,
     QK_PARAMETERS,
     from_neighbour,
+    layer_swap_effects,
     messages,
     neighbour_shared,
     pattern_shift_downstream,
@@ -73,3 +74,12 @@ def test_bad_requests_say_what_is_wrong(small):
         neighbour_shared(model, 0, 0, OV_PARAMETERS)
     with pytest.raises(ValueError, match="reader is layer 0 or 1"):
         pattern_shift_downstream(model, np.zeros((2, 12)), 2)
+
+
+def test_layer_swap_effects_are_shared_by_a_model_that_left_the_layer_alone(small):
+    model, x = small
+    edited = neighbour_shared(model, 0, 1, OV_PARAMETERS)
+    kept = layer_swap_effects(model, 1, x)
+    assert layer_swap_effects(edited, 1, x) is kept
+    assert layer_swap_effects(edited, 0, x) is not layer_swap_effects(model, 0, x)
+    assert layer_swap_effects(model, 1, x[:3]) is not kept
