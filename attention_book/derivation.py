@@ -135,8 +135,8 @@ def _named(name: object, operation: str, args: tuple) -> object | None:
             return sp.Integral(name, *args)
         if operation == "limit":
             return sp.Limit(name, *args)
-    except (TypeError, ValueError, sp.SympifyError):
-        return None
+    except (TypeError, ValueError, AttributeError, sp.SympifyError):
+        return None  # e.g. Subs of a matrix expression, which SymPy cannot build
     return None
 
 
