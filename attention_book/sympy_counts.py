@@ -2,8 +2,8 @@
 
 A matrix has one parameter per (copy, row, column) and a product of an m x k by a
 k x n matrix costs two FLOPs (a multiplication and an addition) per (copy, row, column,
-inner index); a single copy has no copy index. The sums are returned unevaluated, with symbolic limits, so that a
-derivation shows them and SymPy evaluates them (``.doit()``).
+inner index); a single copy has no copy index. The sums are returned unevaluated, with
+symbolic limits, so that a derivation shows them and SymPy evaluates them (``.doit()``).
 """
 
 from __future__ import annotations
