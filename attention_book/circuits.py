@@ -84,6 +84,14 @@ def float32_rank_threshold(s_max: float | np.ndarray, size: int) -> float | np.n
     return s_max * size * np.finfo(np.float32).eps
 
 
+def numerical_rank(singular_values: np.ndarray, size: int) -> np.ndarray:
+    """How many singular values (descending, last axis) clear the float32 rank cut-off of
+    a ``size``-wide matrix: the numerical rank of each matrix."""
+    s = np.asarray(singular_values)
+    cut = float32_rank_threshold(s[..., :1], size)
+    return (s > cut).sum(-1)
+
+
 def spectra(model, circuit: str = "QK") -> np.ndarray:
     """[n_layer, n_head, d_head] singular values of every head's QK or OV circuit of a
     ``GPT2``, each layer's computed once per layer's weights (``GPT2.layer_memo``): a

@@ -136,7 +136,7 @@ def _named(name: object, operation: str, args: tuple) -> object | None:
         if operation == "limit":
             return sp.Limit(name, *args)
     except (TypeError, ValueError, AttributeError, sp.SympifyError):
-        return None
+        return None  # e.g. Subs of a matrix expression, which SymPy cannot build
     return None
 
 

@@ -48,3 +48,35 @@ class OpCounter(TorchDispatchMode):
     def read(self, tensor: torch.Tensor) -> bool:
         """Whether an operation inside the counter read tensor's storage."""
         return tensor.untyped_storage()._cdata in self.storages
+
+
+def fused_attention_layer(x_ln: torch.Tensor, W_attn: torch.Tensor, b_attn: torch.Tensor,
+                          W_proj: torch.Tensor, b_proj: torch.Tensor, n_head: int,
+                          causal: bool = True) -> torch.Tensor:
+    """GPT-2's attention layer written as GPT-2 computes it: one fused product for q, k
+    and v, the heads split by a reshape, scores, the causal mask (unless ``causal`` is
+    False), softmax, mixing and one output product. ``x_ln``: the LayerNorm'd rows."""
+    n, width = x_ln.shape[0], W_attn.shape[1] // 3
+    if width % n_head:
+        raise ValueError(f"{n_head} heads do not split the width {width}: choose a divisor")
+    q, k, v = (a.reshape(n, n_head, -1).transpose(0, 1)
+               for a in torch.addmm(b_attn, x_ln, W_attn).split(width, dim=1))
+    scores = q @ k.transpose(1, 2) / q.shape[-1] ** 0.5
+    if causal:
+        mask = torch.ones(n, n, dtype=torch.bool, device=x_ln.device).triu(1)
+        scores = scores.masked_fill(mask, float("-inf"))
+    z = torch.softmax(scores, -1) @ v
+    return torch.addmm(b_proj, z.transpose(0, 1).reshape(n, width), W_proj)
+
+
+def layer_flops(n_head: int, head_width: int, n_pos: int, d_model: int) -> int:
+    """The FLOPs torch records for ``fused_attention_layer`` with ``n_head`` heads of
+    ``head_width`` on ``n_pos`` rows of width ``d_model``, counted on the meta device
+    (shapes only, no numbers)."""
+    total = n_head * head_width
+    shapes = [(d_model, 3 * total), (3 * total,), (total, d_model), (d_model,)]
+    with OpCounter() as counter:
+        fused_attention_layer(torch.empty(n_pos, d_model, device="meta"),
+                              *(torch.empty(s, device="meta") for s in shapes),
+                              n_head=n_head)
+    return counter.flops

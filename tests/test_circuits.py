@@ -34,3 +34,10 @@ def test_a_factored_circuit_acts_like_its_dense_matrix_without_forming_it():
     assert np.allclose(circuit.norm(), np.linalg.norm(dense, axis=(1, 2)))
     assert np.allclose(circuit.singular_values()[0],
                        np.linalg.svd(dense[0], compute_uv=False)[:6])
+
+
+def test_numerical_rank_counts_values_above_the_float32_cut_off():
+    from attention_book.circuits import numerical_rank
+
+    s = np.array([[3.0, 1.0, 1e-3, 1e-9], [2.0, 2.0, 2.0, 2.0]])
+    assert numerical_rank(s, 768).tolist() == [3, 4]

@@ -102,3 +102,12 @@ def test_the_record_reaches_the_ledger_when_the_block_ends():
         d.conclude(d.start(sp.Sum(x, (i, 0, n - 1))).doit(), n * x)
     assert records == [d] and d.as_record()["status"] == GENUINE
     assert "rows" not in d.as_record()
+
+
+def test_a_substitution_into_a_matrix_expression_is_a_step_without_a_name():
+    A = sp.MatrixSymbol("A", d_k, d_k)
+    d, shown = derivation("C1")
+    with d:
+        at_identity = d.start(sp.Determinant(A)).subs({A: sp.Identity(d_k)}).doit()
+        d.conclude(at_identity, 1)
+    assert d.steps[0].operation == "subs" and r"\longrightarrow" in shown[0]

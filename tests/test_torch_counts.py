@@ -7,22 +7,15 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
-from attention_book.torch_counts import OpCounter  # noqa: E402
+from attention_book.torch_counts import (  # noqa: E402
+    OpCounter,
+    fused_attention_layer,
+    layer_flops,
+)
 
 
 def meta(*shape):
     return torch.empty(*shape, device="meta")
-
-
-def fused_layer(x, W_attn, b_attn, W_proj, b_proj, n_head):
-    """GPT-2's layer written as 09 writes it: fused product, heads by reshape."""
-    n, width = x.shape[0], W_attn.shape[1] // 3
-    q, k, v = (a.reshape(n, n_head, -1).transpose(0, 1)
-               for a in torch.addmm(b_attn, x, W_attn).split(width, dim=1))
-    scores = q @ k.transpose(1, 2) / q.shape[-1] ** 0.5
-    mask = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)
-    z = torch.softmax(scores.masked_fill(mask, float("-inf")), -1) @ v
-    return torch.addmm(b_proj, z.transpose(0, 1).reshape(n, width), W_proj)
 
 
 def grouped_step(q, k, v, bias):
@@ -47,8 +40,8 @@ def both_counts(run):
 def test_fused_layer_counted_as_flop_counter_mode(n_head):
     d, n = 96, 40
     shapes = [(d, 3 * d), (3 * d,), (d, d), (d,)]
-    ours, theirs = both_counts(lambda: fused_layer(meta(n, d), *(meta(*s) for s in shapes),
-                                                   n_head=n_head))
+    ours, theirs = both_counts(lambda: fused_attention_layer(
+        meta(n, d), *(meta(*s) for s in shapes), n_head=n_head))
     assert ours == theirs > 0
     # the products: fused projection, scores, mixing, output (2 mkn each)
     assert ours == 2 * n * d * 3 * d + 2 * 2 * n * n * d + 2 * n * d * d
@@ -76,3 +69,11 @@ def test_reads_are_the_tensors_an_operation_computed_from():
         (view @ view).sum()
     assert counter.read(used) and not counter.read(unused)
     assert counter.flops == 2 * 4 * 4 * 4
+
+
+def test_layer_flops_counts_the_fused_layer_and_refuses_a_split_that_does_not_divide():
+    assert layer_flops(4, 8, 10, 32) == 2 * 10 * 32 * 96 + 2 * 2 * 10 * 10 * 32 + \
+        2 * 10 * 32 * 32
+    with pytest.raises(ValueError, match="do not split the width"):
+        fused_attention_layer(meta(10, 32), meta(32, 96), meta(96), meta(32, 32),
+                              meta(32), n_head=5)
