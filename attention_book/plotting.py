@@ -151,11 +151,36 @@ def phone_layout(fig: Figure) -> None:
             ax.set_subplotspec(grid[k, 0])
     panel_aspect = (height / rows) / (width / columns)
     fig.set_size_inches(PHONE_INCHES, PHONE_INCHES * panel_aspect * len(panels)
-                        if columns > 1 else 1.25 * height * PHONE_INCHES / width)
+                        if columns > 1 else height * max(PHONE_INCHES / width * 1.6, 0.85))
     for ax in fig.axes:
         for t in ax.texts:
             if t.get_fontsize() < 0.75 * LEGEND_POINTS:
                 t.set_visible(False)
+    for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        if legend is not None and (k := _phone_columns(legend, fig.dpi)) != legend._ncols:
+            _set_columns(legend, k)
+
+
+def _phone_columns(legend, dpi: float) -> int:
+    """As many of the legend's columns (at most two) as fit a phone drawing's width, from
+    the width each column took on the page (the page drawing was drawn just before)."""
+    columns = legend._ncols  # no public getter
+    per_column = legend.get_window_extent().width / dpi / columns
+    fitting = int(0.9 * PHONE_INCHES // max(per_column, 1e-9))
+    return max(1, min(columns, 2, fitting))
+
+
+def _set_columns(legend, columns: int) -> None:
+    """The legend made again with ``columns`` columns, where it stood (Legend.set_ncols only
+    records the number: the entries were packed when the legend was made)."""
+    owner = legend.axes or legend.figure
+    anchor = legend.get_bbox_to_anchor()
+    title = legend.get_title().get_text()
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    owner.legend(handles, labels, ncols=columns, loc=legend._loc, frameon=legend.get_frame_on(),
+                 bbox_to_anchor=anchor._bbox.bounds, bbox_transform=anchor._transform,
+                 title=title or None)
 
 
 def finish(fig: Figure | None = None) -> None:
@@ -173,8 +198,24 @@ def figure_png(fig: Figure) -> bytes:
     pyplot = fig.canvas.manager is not None  # attention_book.diagrams draws without pyplot
     page = png_with_legend_size(fig, crop=pyplot)
     phone_layout(fig)
-    phone = png_with_legend_size(fig, crop=pyplot)
+    phone = _laid_out_png(fig, crop=pyplot)
     return add_text_chunk(page, PHONE_KEY, base64.b64encode(phone).decode())
+
+
+def _laid_out_png(fig: Figure, crop: bool) -> bytes:
+    """The figure's PNG, made taller until the layout engine fits every panel (it gives
+    up, with a warning, when the text leaves the panels no room)."""
+    import warnings
+
+    for _ in range(4):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            png = png_with_legend_size(fig, crop=crop)
+        if not any("collapsed" in str(w.message) for w in caught):
+            return png
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height * 1.4)
+    return png
 
 
 def add_text_chunk(png: bytes, key: str, value: str) -> bytes:

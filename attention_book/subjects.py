@@ -303,8 +303,11 @@ def control_models() -> dict[str, GPT2]:
     other = GPT2(reparam, cfg)
     probe = position_sets(cfg.n_ctx)[0].rows(gpt2)
     if (gap := same_function(gpt2, other, probe)) > function_tolerance(cfg):
-        raise RuntimeError(f"the reparametrised control does not compute GPT-2's function: "
-                           f"scores or head writes move by {gap:.2e} of their scale (float32 "
-                           f"bound {function_tolerance(cfg):.2e}); delete it from "
-                           f"{_cache_dir()} to rebuild it")
+        message = (f"the reparametrised control does not compute the loaded model's "
+                   f"function within float32's budget: scores or head writes move by "
+                   f"{gap:.2e} of their scale (budget {function_tolerance(cfg):.2e})")
+        if key is not None:  # GPT-2 or the stand-in: a damaged cache file
+            raise RuntimeError(f"{message}; delete it from {_cache_dir()} to rebuild it")
+        # other weights (opted in): a budget set for GPT-2's scale, not a proven bound
+        print(f"[modified weights] {message}: checks that rely on it are less certain")
     return {REPARAM: other, PERMUTED: GPT2(permuted, cfg), INIT: load_control()}

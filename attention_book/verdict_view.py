@@ -15,11 +15,11 @@ from __future__ import annotations
 from html import escape
 
 from .checks import num
-from .subjects import GPT2_NAME, INIT, PERMUTED, REPARAM, SUBJECTS
+from .subjects import GPT2_NAME, SUBJECTS
 from .verify import FINDING, GENERIC, IDENTITY, PARAMETRISATION, VALUES, Verdict
 
-SHORT = {REPARAM: "the reparametrised model", PERMUTED: "the permuted values",
-         INIT: "the untrained model"}
+KEY = ('<p class="verdict-notes">✓ passes, ✗ fails; a grey ✗ fails as the check\'s kind '
+       "asks (a control or a counterfactual on which the claim must fail).</p>")
 # What each kind's rule asks of the controls, as the verdict line says it.
 RULE = {
     IDENTITY: "holds on every control",
@@ -53,9 +53,9 @@ def line(v: Verdict) -> str:
         result = RULE[v.kind] + ("; fails on " + ", ".join(must) if must else "") + \
             ", as it must"
     cls = "verdict-fail" if v.problems else "verdict-pass"
-    return (f'<p class="verdict {cls}"><span class="verdict-mark">{mark}</span> '
+    return (f'<p class="verdict {cls}"><span class="verdict-mark">{mark}</span><span>'
             f"<b>{escape(v.claim)}</b> {escape(v.quantity)}: {_gpt2_value(v)}, "
-            f"threshold {escape(v.threshold)} · <i>{v.kind}</i> · {result}.</p>")
+            f"threshold {escape(v.threshold)} · <i>{v.kind}</i> · {result}.</span></p>")
 
 
 def _cell(v: Verdict, key: str) -> str:
@@ -105,7 +105,7 @@ def html(verdicts: list[Verdict]) -> str:
     n = len(verdicts)
     summary = (f"The full table{'s' if n > 1 else ''}: every control, input set and "
                f"counterfactual")
-    tables = "".join(table(v) for v in verdicts)
+    tables = "".join(table(v) for v in verdicts) + KEY
     return (f'<div class="verdicts">{lines}<details class="verdict-details"><summary>'
             f"{summary}</summary>{tables}</details></div>")
 

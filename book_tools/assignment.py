@@ -1,8 +1,9 @@
 """``make assignment``: one otter-grader assignment per chapter with exercises.
 
 For each chapter, ``book_tools.otter_master`` writes an otter master notebook from the
-chapter's MyST source, beside a copy of the answer key (the top-level ``grading/`` folder,
-which the book's package does not contain), and ``otter assign`` turns it into
+chapter's MyST source, beside a copy of the chapter's answer key (from the top-level
+``grading/`` folder, which the book's package does not contain: the shared grading code
+and ``keys/ch<NN>.py``, the chapter's key module only), and ``otter assign`` turns it into
 
     OUT/<chapter>/student/<chapter>.ipynb      the student's notebook: no solution, no key
     OUT/<chapter>/autograder/<chapter>-autograder_<time>.zip
@@ -32,6 +33,7 @@ from book_tools.plain_notebook import book_context
 from book_tools.solutions import find_exercises
 
 MASTERS = "masters"  # OUT/masters/<chapter>/: the master notebooks, the key beside each
+SHARED_KEY_CODE = ("__init__.py", "registry.py", "tolerance.py", "keys/__init__.py")
 
 
 def graded_chapters(names: list[str] | None = None) -> list[Path]:
@@ -50,14 +52,24 @@ def graded_chapters(names: list[str] | None = None) -> list[Path]:
     return chosen
 
 
+def key_files(source: Path) -> list[str]:
+    """What the chapter's autograder needs of ``grading/``: the shared code and the
+    chapter's key module, ``keys/ch<number>.py`` (``keys/ch08b.py`` for 08b_cache_budget)."""
+    own = f"keys/ch{source.stem.split('_')[0]}.py"
+    if not (REPO / GRADING_FOLDER / own).is_file():
+        raise SystemExit(f"{source.name} has exercises but no answer key: write "
+                         f"{GRADING_FOLDER}/{own}")
+    return [*SHARED_KEY_CODE, own]
+
+
 def write_master(source: Path, masters: Path) -> Path:
-    """The chapter's master notebook and a copy of the answer key, in masters/<chapter>/."""
+    """The chapter's master notebook and a copy of its answer key, in masters/<chapter>/."""
     folder = masters / source.stem
     if folder.exists():
         shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    shutil.copytree(REPO / GRADING_FOLDER, folder / GRADING_FOLDER,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in key_files(source):
+        (folder / GRADING_FOLDER / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / GRADING_FOLDER / name, folder / GRADING_FOLDER / name)
     path = folder / f"{source.stem}.ipynb"
     nbformat.write(master_notebook(source, book_context(source, REPO)), path)
     return path
@@ -106,10 +118,14 @@ answer_h1_medium = None   # replace None by your answer, in the form the exercis
 exercises.check("ex-h1-medium", answer_h1_medium)
 ```
 
-`exercises.check` says "answer received" when your answer is in the form the exercise asks for
-(a tuple of three integers, an array of shape [12, 12], ...). It does not know the
-answers: your marks come from your teacher's grader. Work in as many new cells as you
-like above the answer cell, run the notebook from the top, save it and hand it in.
+`exercises.check` answers at once: "not in the form asked for" (a tuple of three integers,
+an array of shape [12, 12], ...), "a known mistake" with what your answer shows and a hint
+(the mistakes the book knows students make in that exercise), or "answer received". It
+does not know the answers: "answer received" is said to right answers and to mistakes it
+does not know, and your marks come from your teacher's grader, whose feedback names the
+same mistakes with the same hints. `exercises.hint("ex-h1-medium")` gives an exercise's
+hint. Work in as many new cells as you like above the answer cell, run the notebook from
+the top, save it and hand it in.
 
 ## For teachers
 
@@ -121,10 +137,12 @@ make grade SUBMISSIONS=SUBMISSIONS
 ```
 
 Each notebook is run and graded offline by `otter run` against its chapter's autograder
-zip (no Docker). The scores, one row per student and one column per exercise plus the
-total, go to `_build/grades/scores.csv` (for a gradebook); each exercise's feedback to
-`_build/grades/feedback.csv`. The book's site shows every solution, folded under its
-exercise: do not point students at it while an assignment is open.
+zip (no Docker). The scores, one row per student and one column per exercise ("missing"
+for a chapter the student handed in no notebook for), the total and the error cells (each
+cell that raised when the notebook ran, with its exception), go to
+`_build/grades/scores.csv` (for a gradebook); each exercise's feedback and each error
+cell's message to `_build/grades/feedback.csv`. The book's site shows every solution,
+folded under its exercise: do not point students at it while an assignment is open.
 
 ## Exercises
 

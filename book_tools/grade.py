@@ -1,20 +1,18 @@
 """``make grade SUBMISSIONS=DIR``: grade submitted notebooks offline, into a score table.
 
-The submissions are laid out one folder per student, each notebook named as it was handed
-out (``make assignment``'s ``<chapter>/student/<chapter>.ipynb``)::
+The submissions are laid out ``DIR/<student>/<chapter>.ipynb``, each notebook named as it
+was handed out. Each is run and graded by ``otter run`` against its chapter's autograder
+zip, in this Python environment (no Docker), two at a time, into ``OUT/``:
 
-    DIR/alice/11_checklist.ipynb
-    DIR/alice/09_heads.ipynb
-    DIR/bob/11_checklist.ipynb
+- ``scores.csv`` (also printed): one row per student; per exercise of the chapters anyone
+  submitted 1, 0 or "missing" (no notebook for that chapter); the total; the error cells
+  (each submitted cell that raised when the notebook ran: chapter, number, exception);
+- ``feedback.csv``: what the key said per exercise, or "missing"; each error's message;
+- ``executed/<student>/<chapter>.ipynb``: each notebook as it ran, outputs included.
 
-Each notebook is run and graded by ``otter run`` against its chapter's autograder zip, in
-this Python environment (no Docker), two at a time. The table has one row per student, one
-column per exercise of the chapters submitted (1 or 0; empty where that student submitted
-no notebook for the chapter) and the total; it is written to ``OUT/scores.csv`` and
-printed. ``OUT/feedback.csv`` holds each exercise's feedback (what the key said).
-Everything is checked before anything is graded: a missing or empty DIR, a file outside a
-student's folder, a notebook that is not a notebook, names no assignment or is another
-assignment's notebook are errors that say what to do.
+A missing or empty DIR, a file outside a student's folder, a notebook that is not one,
+names no assignment or is another assignment's notebook stop the grading first, with what
+to do.
 
 Usage: python -m book_tools.grade DIR [--assignments _build/assignment] [--out _build/grades]
 """
@@ -25,6 +23,7 @@ import argparse
 import csv
 import json
 import re
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -59,8 +58,25 @@ class Mark:
     student: str
     chapter: str
     label: str
-    score: float
+    score: float | str   # the points, or MISSING
     feedback: str
+
+
+@dataclass(frozen=True)
+class ErrorCell:
+    student: str
+    chapter: str
+    cell: int            # its number in the submitted notebook, from 1
+    exception: str
+    message: str
+    begins: str          # the cell's first line
+
+    def __str__(self) -> str:
+        return f"{self.chapter} cell {self.cell}: {self.exception}"
+
+
+MISSING = "missing"
+EXECUTED = "executed.ipynb"
 
 
 def autograders(assignments: Path) -> dict[str, Path]:
@@ -141,43 +157,85 @@ def marks_of(sub: Submission, out: Path, status: int) -> list[Mark]:
             for t in tests if "score" in t and "max_score" in t]
 
 
-def run_otter(submissions: list[Submission], zips: dict[str, Path], jobs: int = 2
-              ) -> list[Mark]:
-    """Grade each notebook with ``otter run`` against its chapter's autograder, ``jobs`` at a
-    time, each in a process of its own with a ledger of its own."""
+def error_cells(sub: Submission, executed: nbformat.NotebookNode) -> list[ErrorCell]:
+    """The submitted cells that raised when otter ran the notebook (otter's own cells, which
+    it adds, are not the student's)."""
+    numbers = {c.source: i for i, c in enumerate(nbformat.read(sub.notebook, 4).cells, 1)
+               if c.cell_type == "code"}
+    found = []
+    for cell in executed.cells:
+        for out in cell.get("outputs", []):
+            if out.output_type == "error" and cell.source in numbers:
+                found.append(ErrorCell(sub.student, sub.chapter, numbers[cell.source],
+                                       out.ename, out.evalue,
+                                       cell.source.strip().split("\n")[0]))
+    return found
+
+
+def grade_one(notebook: str, autograder: str, out: str) -> None:
+    """``otter run`` on one notebook, keeping the notebook as it ran (results.json is
+    otter's; the executed notebook is where a cell's exception shows)."""
     from otter.run import main as otter_run
 
+    results = otter_run(notebook, autograder=autograder, output_dir=out)
+    nbformat.write(results.notebook, Path(out) / EXECUTED)
+
+
+def run_otter(submissions: list[Submission], zips: dict[str, Path], executed: Path,
+              jobs: int = 2) -> tuple[list[Mark], list[ErrorCell]]:
+    """Grade each notebook with ``otter run`` against its chapter's autograder, ``jobs`` at a
+    time, each in a process of its own whose ledger records go to a folder that is then
+    deleted: the marks, and the cells that raised. Each notebook as it ran is kept as
+    ``executed/<student>/<chapter>.ipynb``."""
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         outs = [Path(tmp) / str(i) for i in range(len(submissions))]
         calls = []
         for sub, out in zip(submissions, outs, strict=True):
             out.mkdir()
-            calls.append(Call(otter_run, (str(sub.notebook),),
-                              {"autograder": str(zips[sub.chapter]), "output_dir": str(out)},
-                              {"ATTENTION_BOOK_LEDGER_DIR": str(out / "ledger")},
-                              out / "otter.log"))
+            calls.append(Call(grade_one, (str(sub.notebook), str(zips[sub.chapter]), str(out)),
+                              env={"ATTENTION_BOOK_LEDGER_DIR": str(out / "ledger")},
+                              log=out / "otter.log"))
         statuses = run_forked(calls, jobs)
-        return [m for sub, out, status in zip(submissions, outs, statuses, strict=True)
-                for m in marks_of(sub, out, status)]
+        marks = [m for sub, out, status in zip(submissions, outs, statuses, strict=True)
+                 for m in marks_of(sub, out, status)]
+        errors = []
+        for sub, out in zip(submissions, outs, strict=True):
+            (executed / sub.student).mkdir(parents=True, exist_ok=True)
+            ran = shutil.copy(out / EXECUTED, executed / sub.student / sub.notebook.name)
+            errors += error_cells(sub, nbformat.read(ran, 4))
+        return marks, errors
 
 
-def columns(chapters: list[str]) -> list[str]:
+def exercises_of(chapters: set[str]) -> dict[str, list[str]]:
     """The exercises of these chapters, in the book's order."""
-    labels = []
-    for chapter in sorted(chapters):
-        labels += [ex.label for ex in find_exercises((REPO / "book" / f"{chapter}.md")
-                                                     .read_text())]
-    return labels
+    return {chapter: [ex.label for ex in find_exercises((REPO / "book" / f"{chapter}.md")
+                                                        .read_text())]
+            for chapter in sorted(chapters)}
 
 
-def score_rows(marks: list[Mark], labels: list[str]) -> list[dict[str, str]]:
-    """One row per student: a score per exercise ("" where not submitted) and the total."""
+def missing_marks(marks: list[Mark], chapters: dict[str, list[str]]) -> list[Mark]:
+    """A "missing" mark for each exercise of a chapter a student submitted no notebook for
+    (``chapters``: the exercises of each chapter someone submitted)."""
+    handed_in = {(m.student, m.chapter) for m in marks}
+    return [Mark(student, chapter, label, MISSING, f"{MISSING}: no notebook {chapter}.ipynb "
+                 "was submitted")
+            for student in sorted({m.student for m in marks})
+            for chapter, labels in chapters.items() if (student, chapter) not in handed_in
+            for label in labels]
+
+
+def score_rows(marks: list[Mark], labels: list[str], errors: list[ErrorCell]
+               ) -> list[dict[str, str]]:
+    """One row per student: a score per exercise ("missing" where the chapter was not
+    submitted), the total and the error cells."""
     rows = []
     for student in sorted({m.student for m in marks}):
         got = {m.label: m.score for m in marks if m.student == student}
         row = {"student": student}
-        row.update({label: (f"{got[label]:g}" if label in got else "") for label in labels})
-        row["total"] = f"{sum(got.values()):g}"
+        row.update({label: (f"{got[label]:g}" if isinstance(got[label], float)
+                            else got[label]) for label in labels})
+        row["total"] = f"{sum(v for v in got.values() if isinstance(v, float)):g}"
+        row["error cells"] = "; ".join(str(e) for e in errors if e.student == student)
         rows.append(row)
     return rows
 
@@ -202,13 +260,22 @@ def grade(folder: Path, assignments: Path, out: Path, jobs: int = 2) -> list[dic
     """Grade every submission in ``folder``; write scores.csv and feedback.csv in ``out``."""
     zips = autograders(assignments)
     submissions = find_submissions(folder, zips)
-    marks = run_otter(submissions, zips, jobs)
-    labels = columns(sorted({s.chapter for s in submissions}))
-    rows = score_rows(marks, labels)
-    write_csv(out / "scores.csv", rows, ["student", *labels, "total"])
-    write_csv(out / "feedback.csv",
-              [{"student": m.student, "chapter": m.chapter, "exercise": m.label,
-                "score": f"{m.score:g}", "feedback": m.feedback} for m in marks],
+    shutil.rmtree(out / "executed", ignore_errors=True)
+    marks, errors = run_otter(submissions, zips, out / "executed", jobs)
+    chapters = exercises_of({s.chapter for s in submissions})
+    marks += missing_marks(marks, chapters)
+    labels = [label for labels in chapters.values() for label in labels]
+    rows = score_rows(marks, labels, errors)
+    write_csv(out / "scores.csv", rows, ["student", *labels, "total", "error cells"])
+    feedback = [{"student": m.student, "chapter": m.chapter, "exercise": m.label,
+                 "score": m.score if m.score == MISSING else f"{m.score:g}",
+                 "feedback": m.feedback} for m in marks]
+    feedback += [{"student": e.student, "chapter": e.chapter, "exercise": "",
+                  "score": "", "feedback": f"cell {e.cell} raised {e.exception}: "
+                                           f"{e.message} (the cell begins: {e.begins})"}
+                 for e in errors]
+    feedback.sort(key=lambda r: (r["student"], r["chapter"]))
+    write_csv(out / "feedback.csv", feedback,
               ["student", "chapter", "exercise", "score", "feedback"])
     return rows
 

@@ -13,7 +13,11 @@ JupyterLab's MyST renderer resolves neither ``{cite}`` nor a cross-reference to 
 page. So a chapter is opened with each such role of its Markdown cells shown as a link to
 the published site (a citation as "(Author, year)" to the references page), the role kept
 verbatim as the link's title; a save turns every such link back into its role, so the
-file on disk keeps its roles (``roles_as_links`` / ``links_as_roles``).
+file on disk keeps its roles (``roles_as_links`` / ``links_as_roles``). It does not run
+``literalinclude`` either: a chapter is opened with each such listing shown as the code it
+includes (a Python block whose first line names the directive), and a save turns the block
+back into the directive (``listings_as_code`` / ``code_as_listings``), so what ``make lab``
+shows is what the site shows.
 """
 
 from __future__ import annotations
@@ -31,6 +35,45 @@ ROLE = re.compile(r"\{(?P<name>cite(?::\w+)?|ref|numref|eq|prf:ref|doc)\}`(?P<co
 # A link made from a role: its text, the site's URL, and the role itself as the title.
 LINKED = re.compile(r'\[[^\]\n]*\]\([^\s)]+ "(?P<role>\{[a-z:]+\}`[^`"]+`)"\)')
 MARKDOWN_LINK = re.compile(r"^\[(?P<text>[^\]\n]*)\]\((?P<url>[^\s)]+)\)$")
+LISTING = re.compile(r"^```\{literalinclude\} (?P<path>\S+)\n(?P<options>(?::[\w-]+:.*\n)*)```$",
+                     re.M)
+SHOWN = re.compile(r"^```python\n# listing: \{literalinclude\} (?P<path>\S+)(?P<options>.*)\n"
+                   r"(?:.*\n)*?```$", re.M)
+
+
+def listings_as_code(text: str, page: Path) -> str:
+    """``text`` with each ``literalinclude`` of a Python object shown as that object's code,
+    under a first line that names the directive (and its options, in order)."""
+    import ast
+
+    def shown(m: re.Match) -> str:
+        options = re.findall(r"^:([\w-]+):\s*(.*)$", m["options"], re.M)
+        name = dict(options).get("pyobject")
+        source = (page.parent / m["path"]).resolve()
+        if name is None or not source.is_file():
+            return m.group(0)
+        code = source.read_text()
+        node = next((n for n in ast.walk(ast.parse(code)) if getattr(n, "name", None) == name
+                     and isinstance(n, ast.FunctionDef | ast.ClassDef)), None)
+        if node is None:
+            return m.group(0)
+        lines = code.splitlines()[node.lineno - 1 - len(node.decorator_list):node.end_lineno]
+        opts = "".join(f" :{k}: {v}" for k, v in options)
+        return f"```python\n# listing: {{literalinclude}} {m['path']}{opts}\n" + \
+            "\n".join(lines) + "\n```"
+
+    return LISTING.sub(shown, text)
+
+
+def code_as_listings(text: str) -> str:
+    """The inverse of ``listings_as_code``: each shown listing is its directive again (an
+    edit made to the shown code is not saved: the package's file is the source)."""
+    def directive(m: re.Match) -> str:
+        options = re.findall(r" :([\w-]+): (\S+(?: \S+)*?)(?= :[\w-]+: |$)", m["options"])
+        return f"```{{literalinclude}} {m['path']}\n" + \
+            "".join(f":{k}: {v}\n" for k, v in options) + "```"
+
+    return SHOWN.sub(directive, text)
 
 
 def roles_as_links(text: str, page: Path) -> str:
@@ -73,7 +116,8 @@ class ChapterContentsManager(JupytextContentsManager):
         if _is_page(model, page):
             for cell in model["content"].cells:
                 if cell.cell_type == "markdown":
-                    cell.source = roles_as_links(cell.source, REPO / page)
+                    cell.source = listings_as_code(roles_as_links(cell.source, REPO / page),
+                                                   REPO / page)
         return model
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
@@ -81,7 +125,7 @@ class ChapterContentsManager(JupytextContentsManager):
             await self._keep_header(model["content"]["metadata"], path)
             for cell in model["content"]["cells"]:
                 if cell["cell_type"] == "markdown":
-                    cell["source"] = links_as_roles(_text(cell["source"]))
+                    cell["source"] = code_as_listings(links_as_roles(_text(cell["source"])))
         return await super().save(model, path)
 
     async def _keep_header(self, metadata: dict[str, Any], path: str) -> None:

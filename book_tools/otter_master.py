@@ -11,7 +11,8 @@ published for Colab and Binder); each exercise becomes one otter question, worth
 - in the student's notebook, in the solution's place, one answer cell:
   ``answer_<name> = None`` and the form check ``exercises.check(label, answer_<name>)``;
 - one hidden test, which calls the answer key, ``grading.grade(label, answer_<name>)``;
-  the key is shipped in the autograder zip only (``autograder_files``).
+  the key is shipped in the autograder zip only (``autograder_files``), the chapter's key
+  module alone (``book_tools.assignment.key_files``).
 """
 
 from __future__ import annotations
@@ -100,8 +101,8 @@ def answer_cell(label: str, code: list[str], where: str) -> nbformat.NotebookNod
     solution = "\n".join(x for x in (body, f"{name} = {answer}") if x)
     return v4.new_code_cell(
         f"# Exercise {label}: your answer, in the form the exercise asks for, in place of\n"
-        "# None (work it out in new cells above). exercises.check looks at its form only;\n"
-        "# your marks come from your teacher's grader.\n"
+        "# None (work it out in new cells above). exercises.check checks its form and\n"
+        "# names a known mistake, with a hint; your marks come from your teacher's grader.\n"
         f"{name} = None\n"
         "# BEGIN SOLUTION NO PROMPT\n"
         f"{solution}\n"

@@ -8,7 +8,8 @@ What a deck holds, slide by slide:
   heading, the statements of its claims (propositions, theorems, definitions, ...) and its
   display mathematics;
 - below each section's slide, one slide per figure (with its caption) and per table of
-  measured numbers (the verdict tables the checks print) the section's cells show;
+  measured numbers and per set of verdict lines (one line per check; the folded full
+  tables stay on the site) the section's cells show;
 - each exercise as its title, on the slide of the exercises' section.
 
 Left out: prose paragraphs and lists, proofs, every code cell's input, printed text,
@@ -152,6 +153,9 @@ class DeckBuilder:
                     self._caption(caption)
             elif TABLE_RULE.search(data.get("text/markdown", "")):
                 self._add(_markdown_cell(self._md(data["text/markdown"])), "subslide")
+            elif 'class="verdicts"' in data.get("text/html", ""):  # the lines, not the fold
+                lines = data["text/html"].split('<details class="verdict-details">')[0]
+                self._add(_markdown_cell(lines + "</div>"), "subslide")
 
     def notebook(self, executed: nbformat.NotebookNode) -> nbformat.NotebookNode:
         for cell in executed.cells:

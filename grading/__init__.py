@@ -1,11 +1,15 @@
 """The answer key of the book's exercises: the teacher's, never the student's.
 
-This folder is not part of the ``attention-book`` package (``pyproject.toml`` packages
-``attention_book`` and ``book_tools`` only): a student who installs the book cannot import
-it. ``make assignment`` ships it inside each chapter's otter autograder zip only, where the
-hidden tests call ``grade(label, answer)``: it returns quietly for a right answer and raises
-``AssertionError`` with what is wrong and a hint for any other, and otter records the
-message as the exercise's feedback.
+This folder is not part of the ``attention-book`` package: a student who installs the book
+cannot import it. ``make assignment`` ships it inside each chapter's otter autograder zip,
+with that chapter's key module only, where the hidden tests call ``grade(label, answer)``:
+it returns quietly for a right answer and raises ``AssertionError`` with the feedback for
+any other, and otter records the message as the exercise's feedback.
+
+The answer is read through its exercise's form, and a wrong one gets the feedback the
+student's check gives (``attention_book.exercises.check``: the form's problem or the
+catalogued mistake, with its hint); a wrong answer the check cannot tell from a right one
+gets what the checker says is wrong and the exercise's hint. The mark is the checker's.
 
 Why the key computes its reference answers itself instead of reusing the chapter's solution
 cell: the autograder runs the student's notebook, in which the solutions are gone, and the
@@ -19,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from attention_book import exercises
+from attention_book.exercises.forms import NotInForm
 from grading.registry import registry
 
 NOT_ANSWERED = "not answered yet: the answer is still None."
@@ -31,26 +37,24 @@ class Verdict:
     feedback: str
 
 
-def unanswered(answer: Any) -> bool:
-    """None, or otter's ``...`` placeholder."""
-    return answer is None or answer is Ellipsis
-
-
 def verdict(label: str, answer: Any) -> Verdict:
     """Whether ``answer`` solves exercise ``label``; a wrong one gets what is wrong and a
     hint, never the answer."""
-    ex = registry().get(label)
-    if ex is None:
+    key = registry().get(label)
+    if key is None:
         raise KeyError(f"no exercise '{label}'; the labels are {sorted(registry())}")
-    if unanswered(answer):
+    said = exercises.check(label, answer)
+    if said.status == exercises.NOT_ANSWERED:
         return Verdict(label, False, NOT_ANSWERED)
     try:
-        problem = ex.checker(answer)
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError) as e:
-        problem = f"the answer could not be read ({type(e).__name__}: {e})."
+        problem = key.checker(exercises.read(label, answer))
+    except NotInForm:
+        return Verdict(label, False, said.feedback)
     if problem is None:
         return Verdict(label, True, "")
-    return Verdict(label, False, f"{problem} Hint: {ex.hint}")
+    if said.status == exercises.MISTAKE:
+        return Verdict(label, False, said.feedback)
+    return Verdict(label, False, f"{problem} Hint: {key.hint}")
 
 
 def grade(label: str, answer: Any) -> None:

@@ -1,59 +1,39 @@
 """The answer key (``grading/``): what the autograder's hidden tests call.
 
 For every exercise: a right answer gets full marks, and so does the same answer rounded to
-float32 where float32 is what a student naturally computes; the known wrong answer gets
-zero with its diagnosis and the hint; an unanswered one (None, or otter's ``...``) zero
-with "not answered yet". No feedback and no hint shows the answer.
+float32 where float32 is what a student naturally computes; every catalogued mistake, as
+the key computes it, gets zero with exactly the feedback the student's check gives for it;
+an unanswered one (None, or otter's ``...``) zero with "not answered yet"; an answer of
+another form zero with what is wrong and the hint. No feedback and no hint shows the answer.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 import re
 
-import numpy as np
 import pytest
+from homework import distinctive, in_float32, literal_forms, occurrences
 
+from attention_book import exercises
+from attention_book.exercises.catalogue import CATALOGUE
 from grading import NOT_ANSWERED, grade, verdict
 from grading.registry import DIFFICULTIES, registry
 
 KEYS = registry()
 LABELS = sorted(KEYS)
+MISTAKES = [(label, m) for label in LABELS for m in CATALOGUE[label].mistakes]
 
 
-def in_float32(answer):
-    """The answer with every float in it rounded to float32 (ints and symbols as they are)."""
-    if isinstance(answer, np.ndarray) and answer.dtype.kind == "f":
-        return answer.astype(np.float32)
-    if isinstance(answer, float | np.floating):
-        return np.float32(answer)
-    if isinstance(answer, tuple | list):
-        return type(answer)(in_float32(a) for a in answer)
-    if isinstance(answer, dict):
-        return {k: in_float32(v) for k, v in answer.items()}
-    return answer
+def shown(text: str, label: str) -> list[str]:
+    answer = exercises.read(label, KEYS[label].reference())
+    return occurrences(text, distinctive(literal_forms(answer), 2, 5))
 
 
-def revealing_forms(answer) -> list[str]:
-    """How the right answer would look if feedback printed it."""
-    forms = {repr(answer)}
-    if isinstance(answer, np.ndarray) and answer.size == 1:
-        answer = answer.item()
-    if isinstance(answer, numbers.Real) and not isinstance(answer, bool):
-        forms.add(str(answer))
-        if math.isfinite(answer) and float(answer) != int(answer):
-            forms |= {f"{answer:.3g}", f"{answer:.4f}"}
-    return [f for f in forms if f.strip()]
-
-
-def reveals(text: str, answer) -> list[str]:
-    return [form for form in revealing_forms(answer)
-            if re.search(rf"(?<![\w.]){re.escape(form)}(?![\w])", text)]
-
-
-def test_the_book_has_keys():
+def test_the_book_has_keys_and_each_catalogued_mistake_an_example_in_the_key():
     assert len(KEYS) >= 30, sorted(KEYS)
+    assert sorted(KEYS) == sorted(CATALOGUE)
+    for label in LABELS:
+        assert set(KEYS[label].mistakes) == {m.name for m in CATALOGUE[label].mistakes}, label
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -65,24 +45,21 @@ def test_the_right_answer_gets_full_marks(label):
 
 @pytest.mark.parametrize("label", [label for label in LABELS if KEYS[label].float32])
 def test_the_right_answer_in_float32_gets_full_marks(label):
-    answer = in_float32(KEYS[label].reference())
-    result = verdict(label, answer)
+    result = verdict(label, in_float32(KEYS[label].reference()))
     assert result.correct, f"{label}: the float32 answer is refused: {result.feedback}"
 
 
-@pytest.mark.parametrize("label", LABELS)
-def test_the_known_wrong_answer_gets_zero_with_its_diagnosis_and_the_hint(label):
-    key = KEYS[label]
-    result = verdict(label, key.wrong())
-    assert not result.correct, f"{label}: the wrong answer is accepted"
-    problem, _, hint = result.feedback.partition(" Hint: ")
-    assert hint == key.hint, f"{label}: the feedback does not end with the hint"
-    assert problem.strip() and problem != NOT_ANSWERED
-    assert "could not be read" not in problem, f"{label}: no diagnosis: {problem}"
-    shown = reveals(result.feedback, key.reference())
-    assert not shown, f"{label}: the feedback gives the answer away ({shown})"
-    with pytest.raises(AssertionError, match=re.escape(f"{label}: {problem}")):
-        grade(label, key.wrong())
+@pytest.mark.parametrize("label, mistake", MISTAKES, ids=lambda x: getattr(x, "name", x))
+def test_each_catalogued_mistake_gets_zero_with_the_checks_feedback(label, mistake):
+    example = KEYS[label].mistakes[mistake.name]()
+    answers = [example] + ([in_float32(example)] if KEYS[label].float32 else [])
+    for answer in answers:
+        result = verdict(label, answer)
+        assert not result.correct, f"{label}: the mistake {mistake.name} is accepted"
+        assert result.feedback == mistake.feedback == exercises.check(label, answer).feedback
+        assert not shown(result.feedback, label), f"{label}: the feedback gives the answer"
+    with pytest.raises(AssertionError, match=re.escape(f"{label}: {mistake.feedback}")):
+        grade(label, example)
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -94,15 +71,27 @@ def test_an_unanswered_exercise_gets_zero_and_not_answered_yet(label):
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_the_registration_is_well_formed_and_the_hint_keeps_the_answer(label):
+def test_the_registration_is_well_formed_and_the_hints_keep_the_answer(label):
     key = KEYS[label]
     assert key.difficulty in DIFFICULTIES
     assert isinstance(key.minutes, int) and 1 <= key.minutes <= 120, key.minutes
-    assert key.hint.strip() and not reveals(key.hint, key.reference())
+    hints = [key.hint] + [m.feedback for m in CATALOGUE[label].mistakes]
+    assert all(h.strip() for h in hints) and not shown(" ".join(hints), label)
 
 
-def test_an_unreadable_answer_gets_zero_without_a_crash():
+def test_an_answer_of_another_form_gets_zero_with_what_is_wrong_and_the_hint():
     result = verdict("ex-h1-medium", "three numbers")
-    assert not result.correct and "could not be read" in result.feedback
+    assert not result.correct
+    assert result.feedback == ("Expected a tuple (16 x 64, 1 x 1024, 16 x 128), got str. "
+                               f"Hint: {KEYS['ex-h1-medium'].hint}")
+    share = verdict("ex-h3-share", 1.5)  # the range is the form's, written once
+    assert share.feedback.startswith("A share is at most 1; 1.5 is not. Hint: ")
     with pytest.raises(KeyError, match="no exercise 'ex-nope'"):
         verdict("ex-nope", 1)
+
+
+def test_a_wrong_answer_the_check_cannot_tell_gets_the_checkers_words_and_the_hint():
+    result = verdict("ex-h3-share", 0.5)
+    assert exercises.check("ex-h3-share", 0.5).status == exercises.RECEIVED
+    assert result.feedback == ("0.500 is not the share held by the 38 pruned heads. "
+                               f"Hint: {KEYS['ex-h3-share'].hint}")

@@ -3,7 +3,9 @@
 The master notebook is checked on a synthetic chapter and on every chapter of the book:
 what otter strips for the student (the solution blocks, the code between solution markers,
 the hidden tests) holds every line of the chapter's solutions, and what it keeps holds
-none. ``tests/test_assignment_end_to_end.py`` runs otter itself on one chapter.
+none of them and none of the right answers the key computes. Each chapter's master ships
+the shared grading code and its own key module only. The score table says "missing" and
+names error cells. ``tests/test_assignment_end_to_end.py`` runs otter itself on one chapter.
 """
 
 from __future__ import annotations
@@ -13,9 +15,20 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from homework import occurrences, right_answer_forms, student_view
 
-from book_tools.assignment import graded_chapters
-from book_tools.grade import Mark, SubmissionError, feedback_of, find_submissions, score_rows
+from book_tools.assignment import graded_chapters, key_files, write_master
+from book_tools.grade import (
+    ErrorCell,
+    Mark,
+    Submission,
+    SubmissionError,
+    error_cells,
+    feedback_of,
+    find_submissions,
+    missing_marks,
+    score_rows,
+)
 from book_tools.notebooks import REPO
 from book_tools.otter_master import answer_name, cut, master_notebook
 from book_tools.plain_notebook import book_context
@@ -52,31 +65,6 @@ exercises.check("ex-double", secret_answer)
 
 Text after the answer stays.
 """
-
-
-def student_view(nb: nbformat.NotebookNode) -> str:
-    """What otter assign keeps for the student, found with a plain scan: no raw cell, no
-    cell between BEGIN SOLUTION and END SOLUTION or BEGIN TESTS and END TESTS except the
-    answer cell, and in it no line between the solution markers."""
-    kept, block = [], None
-    for cell in nb.cells:
-        if cell.cell_type == "raw":
-            marker = cell.source.split("\n")[0].strip()
-            block = {"# BEGIN SOLUTION": "solution", "# BEGIN TESTS": "tests"}.get(
-                marker, None if marker.startswith("# END") else block)
-            continue
-        if block == "tests" or (block == "solution" and cell.cell_type == "markdown"):
-            continue
-        lines, inside = [], False
-        for line in cell.source.split("\n"):
-            if line.startswith("# BEGIN SOLUTION"):
-                inside = True
-            elif line.startswith("# END SOLUTION"):
-                inside = False
-            elif not inside:
-                lines.append(line)
-        kept.append("\n".join(lines))
-    return "\n".join(kept)
 
 
 def solution_lines(text: str) -> list[str]:
@@ -132,12 +120,15 @@ def test_a_broken_chapter_is_refused_with_what_to_fix(tmp_path):
 
 
 @pytest.mark.parametrize("source", graded_chapters(), ids=lambda p: p.stem)
-def test_no_solution_line_reaches_the_student_and_every_exercise_is_a_question(source):
+def test_no_solution_line_and_no_right_answer_reaches_the_student(source):
     nb = master_notebook(source, book_context(source, REPO))
     shown = student_view(nb)
     leaked = [line for line in solution_lines(source.read_text()) if line in shown]
     assert not leaked, f"{source.name}: solution text for the student: {leaked[:5]}"
     labels = [ex.label for ex in find_exercises(source.read_text())]
+    answers = {label: hits for label in labels
+               if (hits := occurrences(shown, right_answer_forms(label)))}
+    assert not answers, f"{source.name}: right answers in the student's notebook: {answers}"
     questions = re.findall(r"^# BEGIN QUESTION\nname: (\S+)",
                            "\n".join(c.source for c in nb.cells if c.cell_type == "raw"),
                            re.MULTILINE)
@@ -199,11 +190,44 @@ def test_no_autograder_says_to_run_make_assignment(tmp_path):
         find_submissions(tmp_path, {})
 
 
-def test_the_score_rows_and_the_feedback_read_off_otter():
-    marks = [Mark("bo", "11", "ex-a", 1.0, ""), Mark("al", "11", "ex-a", 0.0, "no.")]
-    assert score_rows(marks, ["ex-a", "ex-b"]) == [
-        {"student": "al", "ex-a": "0", "ex-b": "", "total": "0"},
-        {"student": "bo", "ex-a": "1", "ex-b": "", "total": "1"}]
+@pytest.mark.parametrize("source", graded_chapters(), ids=lambda p: p.stem)
+def test_each_chapter_ships_its_own_key_and_the_shared_code_only(source, tmp_path):
+    master = write_master(source, tmp_path)
+    shipped = sorted(str(p.relative_to(master.parent / "grading"))
+                     for p in (master.parent / "grading").rglob("*.py"))
+    assert shipped == sorted(key_files(source)), shipped
+    own = master.parent / "grading" / key_files(source)[-1]
+    registered = re.findall(r'@exercise\(\s*"([\w-]+)"', own.read_text())
+    assert sorted(registered) == sorted(ex.label for ex in find_exercises(source.read_text()))
+
+
+def test_the_score_rows_say_missing_and_name_the_error_cells():
+    marks = [Mark("bo", "11", "ex-a", 1.0, ""), Mark("al", "11", "ex-a", 0.0, "no."),
+             Mark("al", "09", "ex-b", 1.0, "")]
+    marks += missing_marks(marks, {"09": ["ex-b"], "11": ["ex-a"]})
+    assert [(m.student, m.label, m.score) for m in marks[3:]] == [("bo", "ex-b", "missing")]
+    errors = [ErrorCell("al", "11", 7, "NameError", "name 'x' is not defined", "x + 1")]
+    assert score_rows(marks, ["ex-b", "ex-a"], errors) == [
+        {"student": "al", "ex-b": "1", "ex-a": "0", "total": "1",
+         "error cells": "11 cell 7: NameError"},
+        {"student": "bo", "ex-b": "missing", "ex-a": "1", "total": "1", "error cells": ""}]
+
+
+def test_an_error_cell_is_found_by_its_number_in_the_submission(tmp_path):
+    v4 = nbformat.v4
+    submitted = v4.new_notebook(cells=[v4.new_markdown_cell("# A"), v4.new_code_cell("x = 1"),
+                                       v4.new_code_cell("y + 1\nz = 2")])
+    nbformat.write(submitted, tmp_path / "11.ipynb")
+    raised = v4.new_output("error", ename="NameError", evalue="name 'y' is not defined",
+                           traceback=[])
+    executed = v4.new_notebook(cells=[v4.new_code_cell("import otter_init"),
+                                      v4.new_code_cell("x = 1"),
+                                      v4.new_code_cell("y + 1\nz = 2", outputs=[raised])])
+    (found,) = error_cells(Submission("al", "11", tmp_path / "11.ipynb"), executed)
+    assert (found.cell, found.exception, found.begins) == (3, "NameError", "y + 1")
+
+
+def test_the_feedback_reads_off_otter():
     output = ("ex-a results:\n    ex-a - 1 result:\n        Test case failed\n"
               "        AssertionError: ex-a: the count is off.\n    Hint: count again.")
     assert feedback_of(output) == "the count is off. Hint: count again."

@@ -103,3 +103,20 @@ def test_a_role_becomes_a_link_and_back():
     assert links_as_roles(shown) == text
     unknown = "See {ref}`no-such-label`."
     assert roles_as_links(unknown, page) == unknown  # left as it is, never guessed
+
+
+def test_a_listing_opens_as_the_code_the_site_shows(book_copy):
+    """make lab shows what the site shows: 01's literalinclude of ``attention`` opens as
+    that function's code, and a save writes the directive back."""
+    import inspect
+
+    from attention_book.gpt2 import attention
+
+    manager = ChapterContentsManager(root_dir=str(book_copy))
+    model = asyncio.run(manager.get("book/01_one_row_three_lenses.md"))
+    shown = "\n".join(c.source for c in model["content"].cells if c.cell_type == "markdown")
+    assert "{literalinclude}" not in shown.replace("# listing: {literalinclude}", "")
+    assert inspect.getsource(attention).rstrip() in shown
+    name = "01_one_row_three_lenses.md"
+    assert as_lab_saves(ChapterContentsManager, book_copy, name) == \
+        (REPO / "book" / name).read_text()

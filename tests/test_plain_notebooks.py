@@ -1,7 +1,8 @@
 """The notebooks published for Colab, Binder and download read right outside the site.
 
 They are generated with every MyST construct turned into plain notebook Markdown
-(``book_tools.myst_to_markdown``) and without the solutions, which stay on the site.
+(``book_tools.myst_to_markdown``) and without the solutions, which stay on the site; no
+right answer the key computes is written in them.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import re
 
 import nbformat
 import pytest
+from homework import occurrences, right_answer_forms
 
 from book_tools.cloud_cell import site_url
 from book_tools.myst_to_markdown import UnconvertedMyST, convert, reference_list, remaining_myst
 from book_tools.notebooks import REPO, chapters, generate
 from book_tools.plain_notebook import book_context
-from book_tools.solutions import find_solutions
+from book_tools.solutions import find_exercises, find_solutions
 
 # A raw construct as plain Jupyter would show it: a directive fence, a role, a target line.
 RAW_MYST = re.compile(r"^(`{3,}|:{3,})\{[\w:-]+\}|\{[\w:-]+\}`|^\([\w:-]+\)=\s*$", re.MULTILINE)
@@ -54,6 +56,16 @@ def test_the_published_notebooks_hold_no_solution(published):
                 shown.append(f"{src.stem}: a solution directive")
     assert not shown, shown
     assert sum(len(find_solutions(s.read_text())) for s in chapters()) >= 30
+
+
+def test_the_published_notebooks_hold_no_right_answer(published):
+    found = {}
+    for src in chapters():
+        text = "\n".join(c.source for c in published[src.stem].cells)
+        for ex in find_exercises(src.read_text()):
+            if hits := occurrences(text, right_answer_forms(ex.label)):
+                found[ex.label] = hits
+    assert not found, f"right answers (the key's) in the published notebooks: {found}"
 
 
 def test_each_removed_solution_links_to_its_place_on_the_site(published):

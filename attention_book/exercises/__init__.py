@@ -1,10 +1,12 @@
 """The exercises' checking cells: ``exercises.check("ex-l1-layer5", answer)``.
 
-This check looks at the FORM of an answer only (its type, shape, number of parts, the range
-its quantity can take), so that a student learns at once that an answer is unreadable or
-still missing. It does not know the answers: the marks come from the teacher's grader
-(``make grade``), whose answer key is not part of this package. On the book's site each
-folded solution ends with this check of its own answer.
+The check reads an answer through its exercise's form (``catalogue.CATALOGUE``) and looks
+for the mistakes catalogued for that exercise: a mistake comes back at once, with its hint.
+It does not know the right answers: an answer in the form asked for that shows none of
+the catalogued mistakes is "received", right or wrong, and the marks come from the
+teacher's grader (``make grade``), whose answer key is not part of this package and gives
+the same feedback for the same mistakes. On the book's site each folded solution ends with
+this check of its own answer.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from attention_book.exercises.catalogue import FORMS
+from attention_book.exercises.catalogue import CATALOGUE, Exercise
+from attention_book.exercises.forms import NotInForm
 
-NOT_ANSWERED = "Replace None with your answer and run the cell again."
-RECEIVED = ("It has the form the exercise asks for. Whether it is right is for your "
-            "teacher's grader to say: this check knows the form of the answers, not the "
-            "answers.")
-STATUSES = ("answer received", "not answered yet", "not in the form asked for")
+RECEIVED, NOT_ANSWERED, NOT_IN_FORM, MISTAKE = (
+    "answer received", "not answered yet", "not in the form asked for", "a known mistake")
+STATUSES = (RECEIVED, NOT_ANSWERED, NOT_IN_FORM, MISTAKE)
+REPLACE_NONE = "Replace None with your answer and run the cell again."
+NO_KNOWN_MISTAKE = ("It has the form the exercise asks for and shows none of the mistakes "
+                    "this check knows for it. Whether it is right is for your teacher's "
+                    "grader to say: this check knows mistakes, not answers.")
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,7 @@ class Result:
 
     @property
     def well_formed(self) -> bool:
-        return self.status == STATUSES[0]
+        return self.status == RECEIVED
 
     def __bool__(self) -> bool:
         return self.well_formed
@@ -43,21 +48,45 @@ class Result:
 
 def labels() -> list[str]:
     """Every exercise of the book."""
-    return sorted(FORMS)
+    return sorted(CATALOGUE)
+
+
+def _exercise(label: str) -> Exercise:
+    if label not in CATALOGUE:
+        raise KeyError(f"no exercise '{label}'; the labels are {labels()}")
+    return CATALOGUE[label]
+
+
+def hint(label: str) -> str:
+    """The hint of exercise ``label``."""
+    return _exercise(label).hint
+
+
+def read(label: str, answer: Any) -> Any:
+    """``answer`` as the form of exercise ``label`` reads it (``NotInForm`` if it cannot)."""
+    return _exercise(label).form.read(answer)
+
+
+def _not_in_form(label: str, problem: NotInForm) -> Result:
+    text = str(problem)
+    return Result(label, NOT_IN_FORM, f"{text[0].upper()}{text[1:]} Hint: {hint(label)}")
 
 
 def check(label: str, answer: Any) -> Result:
-    """Say whether ``answer`` has the form exercise ``label`` asks for (never whether it is
-    right: that is the teacher's grader's job)."""
-    form = FORMS.get(label)
-    if form is None:
-        raise KeyError(f"no exercise '{label}'; the labels are {labels()}")
+    """Whether ``answer`` has the form exercise ``label`` asks for and which catalogued
+    mistake it shows, if any (never whether it is right: that is the grader's job)."""
+    exercise = _exercise(label)
     if answer is None or answer is Ellipsis:
-        return Result(label, STATUSES[1], NOT_ANSWERED)
+        return Result(label, NOT_ANSWERED, REPLACE_NONE)
     try:
-        problem = form(answer)
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError) as e:
-        problem = f"the answer could not be read ({type(e).__name__}: {e})."
-    if problem is not None:
-        return Result(label, STATUSES[2], problem[0].upper() + problem[1:])
-    return Result(label, STATUSES[0], RECEIVED)
+        as_read = exercise.form.read(answer, ranges=False)
+    except NotInForm as e:
+        return _not_in_form(label, e)
+    for mistake in exercise.mistakes:
+        if mistake.shown_by(label, as_read):
+            return Result(label, MISTAKE, mistake.feedback)
+    try:
+        exercise.form.read(answer)
+    except NotInForm as e:
+        return _not_in_form(label, e)
+    return Result(label, RECEIVED, NO_KNOWN_MISTAKE)

@@ -1,21 +1,30 @@
-"""The form of an answer: what a student's check can say without knowing the answer.
+"""The form of an answer: its type, shape, parts and range, and how it is read.
 
-A form checks the type, shape, length and range that the exercise's statement asks for, and
-nothing else: it accepts every answer of the right form, right or wrong. Each form is a
-callable returning ``None`` when the answer has the form, or a sentence saying how it
-differs.
+A form reads an answer into one canonical value (``read``): a float, an int, a float64
+array, a tuple, a dict, a list or frozenset, a SymPy expression in plain symbols, or a head
+name "layer.head". It accepts every answer of the right form, right or wrong, and raises
+``NotInForm`` with a sentence saying how an answer differs. The student's check and the
+answer key read every answer this one way; ``ranges=False`` reads it without the range a
+quantity takes by definition (a share lies in [0, 1]), so that a mistake such as a count
+given for a share can still be named.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-Problem = str | None
+
+class NotInForm(ValueError):
+    """How an answer differs from the form its exercise asks for."""
+
+
+class Form(Protocol):
+    def read(self, answer: Any, ranges: bool = True) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -25,23 +34,23 @@ class Number:
     high: float | None = None
     what: str = "a number"
 
-    def __call__(self, answer: Any) -> Problem:
-        if isinstance(answer, bool):
-            return f"expected {self.what}, got a bool."
+    def read(self, answer: Any, ranges: bool = True) -> float:
+        if isinstance(answer, bool | str):
+            raise NotInForm(f"expected {self.what}, got {type(answer).__name__}.")
         try:
             value = np.asarray(answer, dtype=np.float64)
         except (TypeError, ValueError):
-            return f"expected {self.what}, got {type(answer).__name__}."
+            raise NotInForm(f"expected {self.what}, got {type(answer).__name__}.") from None
         if value.size != 1:
-            return f"expected {self.what}, got an array of shape {value.shape}."
+            raise NotInForm(f"expected {self.what}, got an array of shape {value.shape}.")
         x = float(value.reshape(()))
         if not np.isfinite(x):
-            return f"expected {self.what}, got {x}."
-        if self.low is not None and x < self.low:
-            return f"{self.what} is at least {self.low:g}; {x:g} is not."
-        if self.high is not None and x > self.high:
-            return f"{self.what} is at most {self.high:g}; {x:g} is not."
-        return None
+            raise NotInForm(f"expected {self.what}, got {x}.")
+        if ranges and self.low is not None and x < self.low:
+            raise NotInForm(f"{self.what} is at least {self.low:g}; {x:g} is not.")
+        if ranges and self.high is not None and x > self.high:
+            raise NotInForm(f"{self.what} is at most {self.high:g}; {x:g} is not.")
+        return x
 
 
 @dataclass(frozen=True)
@@ -49,117 +58,159 @@ class Whole:
     """A whole number (an int, or a float or SymPy number without a fractional part)."""
     what: str = "a whole number"
 
-    def __call__(self, answer: Any) -> Problem:
-        if isinstance(answer, bool) or not isinstance(answer, numbers.Real | np.integer):
-            try:
-                answer = float(answer)
-            except (TypeError, ValueError):
-                return f"expected {self.what}, got {type(answer).__name__}."
-        if float(answer) != int(answer):
-            return f"expected {self.what}, got {answer}."
-        return None
+    def read(self, answer: Any, ranges: bool = True) -> int:
+        try:
+            x = None if isinstance(answer, bool | str) else float(answer)
+        except (TypeError, ValueError):
+            x = None
+        if x is None or not np.isfinite(x):
+            raise NotInForm(f"expected {self.what}, got {type(answer).__name__}.")
+        if x != int(x):
+            raise NotInForm(f"expected {self.what}, got {answer}.")
+        return int(answer) if isinstance(answer, numbers.Integral) else int(x)
 
 
 @dataclass(frozen=True)
 class Array:
-    """A numeric array of this shape (None: any length on that axis)."""
+    """A numeric array of this shape (None: any length on that axis), optionally with every
+    entry within [low, high]."""
     shape: tuple[int | None, ...]
     what: str = "an array"
+    low: float | None = None
+    high: float | None = None
 
-    def __call__(self, answer: Any) -> Problem:
+    def read(self, answer: Any, ranges: bool = True) -> np.ndarray:
         try:
             a = np.asarray(answer, dtype=np.float64)
         except (TypeError, ValueError):
-            return f"expected {self.what} of numbers, got {type(answer).__name__}."
+            raise NotInForm(f"expected {self.what} of numbers, got "
+                            f"{type(answer).__name__}.") from None
         want = "[" + ", ".join("any" if n is None else str(n) for n in self.shape) + "]"
         if a.ndim != len(self.shape) or any(
                 n is not None and n != m for n, m in zip(self.shape, a.shape, strict=True)):
-            return f"expected {self.what} of shape {want}, got shape {a.shape}."
+            raise NotInForm(f"expected {self.what} of shape {want}, got shape {a.shape}.")
         if not np.isfinite(a).all():
-            return f"{self.what} holds values that are not finite."
-        return None
+            raise NotInForm(f"{self.what} holds values that are not finite.")
+        outside = ranges and ((self.low is not None and (a < self.low).any())
+                              or (self.high is not None and (a > self.high).any()))
+        if outside:
+            raise NotInForm(f"every entry of {self.what} lies in [{self.low}, "
+                            f"{self.high}]; some of yours do not.")
+        return a
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """The first of these forms that reads the answer."""
+    forms: tuple[Form, ...]
+    what: str
+
+    def read(self, answer: Any, ranges: bool = True) -> Any:
+        for form in self.forms:
+            try:
+                return form.read(answer, ranges)
+            except NotInForm:
+                pass
+        raise NotInForm(f"expected {self.what}.")
 
 
 @dataclass(frozen=True)
 class Tuple:
     """A sequence of exactly these parts, in order."""
-    parts: tuple[Callable[[Any], Problem], ...]
+    parts: tuple[Form, ...]
     names: tuple[str, ...]
 
-    def __call__(self, answer: Any) -> Problem:
+    def read(self, answer: Any, ranges: bool = True) -> tuple:
+        listed = ", ".join(self.names)
         if isinstance(answer, str | bytes | Mapping) or not isinstance(answer, Sequence):
-            return (f"expected a tuple ({', '.join(self.names)}), "
-                    f"got {type(answer).__name__}.")
+            raise NotInForm(f"expected a tuple ({listed}), got {type(answer).__name__}.")
         if len(answer) != len(self.parts):
-            return (f"expected {len(self.parts)} parts ({', '.join(self.names)}), "
-                    f"got {len(answer)}.")
-        for name, form, part in zip(self.names, self.parts, answer, strict=True):
-            if (problem := form(part)) is not None:
-                return f"{name}: {problem}"
-        return None
+            raise NotInForm(f"expected {len(self.parts)} parts ({listed}), got {len(answer)}.")
+        return tuple(_part(name, form, part, ranges)
+                     for name, form, part in zip(self.names, self.parts, answer, strict=True))
 
 
 @dataclass(frozen=True)
 class Dict:
     """A mapping with exactly these keys, each value of its form."""
-    parts: Mapping[Any, Callable[[Any], Problem]]
+    parts: Mapping[Any, Form]
 
-    def __call__(self, answer: Any) -> Problem:
+    def read(self, answer: Any, ranges: bool = True) -> dict:
         if not isinstance(answer, Mapping):
-            return f"expected a dict with the keys {list(self.parts)}, got {type(answer).__name__}."
+            raise NotInForm(f"expected a dict with the keys {list(self.parts)}, got "
+                            f"{type(answer).__name__}.")
         if set(answer) != set(self.parts):
-            return f"expected the keys {list(self.parts)}, got {list(answer)}."
-        for key, form in self.parts.items():
-            if (problem := form(answer[key])) is not None:
-                return f"[{key!r}]: {problem}"
-        return None
+            raise NotInForm(f"expected the keys {list(self.parts)}, got {list(answer)}.")
+        return {key: _part(f"[{key!r}]", form, answer[key], ranges)
+                for key, form in self.parts.items()}
 
 
 @dataclass(frozen=True)
 class Many:
-    """A list, tuple or set of items of one form (``length``: how many, when fixed)."""
-    item: Callable[[Any], Problem]
+    """A list, tuple or set of items of one form (``length``: how many, when fixed), read
+    as a list, or as a frozenset when the order does not matter."""
+    item: Form
     length: int | None = None
     what: str = "a collection"
+    unordered: bool = False
 
-    def __call__(self, answer: Any) -> Problem:
+    def read(self, answer: Any, ranges: bool = True) -> list | frozenset:
         if not isinstance(answer, list | tuple | set | frozenset):
-            return f"expected {self.what} (a list, tuple or set), got {type(answer).__name__}."
+            raise NotInForm(f"expected {self.what} (a list, tuple or set), got "
+                            f"{type(answer).__name__}.")
         if self.length is not None and len(answer) != self.length:
-            return f"expected {self.what} of {self.length} items, got {len(answer)}."
-        for item in answer:
-            if (problem := self.item(item)) is not None:
-                return f"an item: {problem}"
-        return None
+            raise NotInForm(f"expected {self.what} of {self.length} items, got {len(answer)}.")
+        items = [_part("an item", self.item, item, ranges) for item in answer]
+        return frozenset(items) if self.unordered else items
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of these names."""
+    names: tuple[str, ...]
+
+    def read(self, answer: Any, ranges: bool = True) -> str:
+        if answer not in self.names:
+            raise NotInForm(f"{answer!r} is not one of {self.names}.")
+        return answer
 
 
 @dataclass(frozen=True)
 class Expression:
-    """A SymPy expression (or an ``sp.Eq``) in these symbols only, matched by name."""
+    """A SymPy expression (or an ``sp.Eq``) in these symbols only, matched by name and read
+    with plain symbols of those names (whatever assumptions the student gave them)."""
     symbols: tuple[str, ...]
 
-    def __call__(self, answer: Any) -> Problem:
+    def read(self, answer: Any, ranges: bool = True) -> Any:
         import sympy as sp
 
         try:
-            expr = sp.sympify(answer)
-        except (sp.SympifyError, TypeError):
-            return f"expected a SymPy expression in {', '.join(self.symbols)}."
-        names = {s.name for s in getattr(expr, "free_symbols", set())}
-        if extra := names - set(self.symbols):
-            return (f"the expression should use only {', '.join(self.symbols)}, "
-                    f"not {', '.join(sorted(extra))}.")
-        return None
+            expr = sp.sympify(answer, locals={s: sp.Symbol(s) for s in self.symbols})
+        except (sp.SympifyError, TypeError, AttributeError):
+            raise NotInForm(f"expected a SymPy expression in {', '.join(self.symbols)}.") \
+                from None
+        free = getattr(expr, "free_symbols", set())
+        if extra := {s.name for s in free} - set(self.symbols):
+            raise NotInForm(f"the expression should use only {', '.join(self.symbols)}, "
+                            f"not {', '.join(sorted(extra))}.")
+        return expr.xreplace({s: sp.Symbol(s.name) for s in free})
 
 
 @dataclass(frozen=True)
 class HeadName:
-    """A head as "layer.head" or (layer, head)."""
+    """A head as "layer.head" or (layer, head), read as "layer.head"."""
 
-    def __call__(self, answer: Any) -> Problem:
-        if isinstance(answer, str):
-            parts = answer.split(".")
-            ok = len(parts) == 2 and all(p.isdigit() for p in parts)
-        else:
-            ok = isinstance(answer, tuple) and len(answer) == 2
-        return None if ok else f"a head is named 'layer.head' or (layer, head), not {answer!r}."
+    def read(self, answer: Any, ranges: bool = True) -> str:
+        parts = answer.split(".") if isinstance(answer, str) else answer
+        if (isinstance(parts, list | tuple) and len(parts) == 2
+                and all(str(p).isdigit() for p in parts)):
+            return f"{int(parts[0])}.{int(parts[1])}"
+        raise NotInForm(f"a head is named 'layer.head' or (layer, head), not {answer!r}.")
+
+
+def _part(name: str, form: Form, answer: Any, ranges: bool) -> Any:
+    try:
+        return form.read(answer, ranges)
+    except NotInForm as e:
+        raise NotInForm(f"{name}: {e}") from None
+

@@ -30,19 +30,12 @@ def _layer5_by_hand(normalise: bool = True) -> tuple[np.ndarray, ...]:
                  for s in range(3))
 
 
-@exercise("ex-l1-layer5", difficulty="standard", minutes=15,
-          hint="What does layer 5's attention read: the rows themselves, or something "
-               "made from them first? Then find how c_attn's columns are laid out.",
-          reference=_layer5_by_hand, wrong=lambda: _layer5_by_hand(normalise=False),
-          float32=True)
-def _(answer) -> str | None:
+@exercise("ex-l1-layer5", difficulty="standard", minutes=15, reference=_layer5_by_hand,
+          mistakes={"no-layernorm": lambda: _layer5_by_hand(normalise=False)}, float32=True)
+def _(answer: tuple[np.ndarray, ...]) -> str | None:
     model = load_gpt2()
     want = attention(model.layers[LAYER], rows_a(model))
-    if len(answer) != 3:
-        return "the answer should be three arrays, (q, k, v)."
-    for name, got, ref in zip("qkv", answer, (want.q, want.k, want.v),
-                              strict=True):
-        got = np.asarray(got)
+    for name, got, ref in zip("qkv", answer, (want.q, want.k, want.v), strict=True):
         if got.shape != ref.shape:
             return (f"{name} has shape {got.shape}; expected one array per head, "
                     f"[heads, positions, head width] = {ref.shape}.")
@@ -67,16 +60,13 @@ def _point_on(factor: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
 
 
 @exercise("ex-l2-defect", difficulty="warm-up", minutes=10,
-          hint="Write out what the mixed row gives minus what the two rows give "
-               "separately; when is that difference zero for every bias?",
-          reference=lambda: sp.Eq(ALPHA + BETA, 1), wrong=lambda: sp.Eq(ALPHA + BETA, 0))
-def _(answer) -> str | None:
-    expr = answer.lhs - answer.rhs if isinstance(answer, sp.Equality) else sp.sympify(answer)
+          reference=lambda: sp.Eq(ALPHA + BETA, 1),
+          mistakes={"allows-no-mix": lambda: sp.Eq(ALPHA + BETA, 0),
+                    "allows-a-sum": lambda: sp.Eq(ALPHA + BETA, 2)})
+def _(answer: sp.Basic) -> str | None:
+    expr = answer.lhs - answer.rhs if isinstance(answer, sp.Equality) else answer
     if not isinstance(expr, sp.Expr) or not expr.free_symbols:
         return "the answer should be a condition on alpha and beta, e.g. sp.Eq(..., ...)."
-    if not expr.free_symbols <= {ALPHA, BETA}:
-        return ("the condition should involve only sp.Symbol('alpha') and "
-                "sp.Symbol('beta'), with no assumptions.")
     try:
         _, factors = sp.factor_list(sp.numer(sp.together(expr)), ALPHA, BETA)
     except sp.PolynomialError:
@@ -96,21 +86,16 @@ def _(answer) -> str | None:
 KEY_COLUMNS = (768 + KEY_HEAD * 64, 768 + (KEY_HEAD + 1) * 64)
 
 
-@exercise("ex-l3-columns", difficulty="warm-up", minutes=5,
-          hint="c_attn's columns come in one block per lens; inside a block the heads "
-               "follow one another. Which block holds the keys?",
-          reference=lambda: KEY_COLUMNS, wrong=lambda: (KEY_HEAD * 64, (KEY_HEAD + 1) * 64))
-def _(answer) -> str | None:
-    start, stop = (int(v) for v in answer)
-    if stop - start != 64:
-        return f"the columns {start}:{stop} are {stop - start} wide; one head is 64 wide."
-    third = ("query", "key", "value")[start // 768] if 0 <= start < 3 * 768 else None
-    if third is None:
-        return f"column {start} is outside c_attn, which has 2304 columns."
-    if third != "key":
-        return f"columns {start}:{stop} are in the {third} third of c_attn."
-    if start % 64:
-        return f"columns {start}:{stop} straddle two heads: a head starts at a multiple of 64."
-    if (start, stop) != KEY_COLUMNS:
-        return f"columns {start}:{stop} hold the keys of head {(start - 768) // 64}."
-    return None
+@exercise("ex-l3-columns", difficulty="warm-up", minutes=5, reference=lambda: KEY_COLUMNS,
+          mistakes={"not-one-head": lambda: (KEY_COLUMNS[0], KEY_COLUMNS[1] - 1),
+                    "query-block": lambda: (KEY_HEAD * 64, (KEY_HEAD + 1) * 64),
+                    "value-block": lambda: (1536 + KEY_HEAD * 64, 1536 + (KEY_HEAD + 1) * 64),
+                    "straddles-heads": lambda: (KEY_COLUMNS[0] + 32, KEY_COLUMNS[1] + 32),
+                    "head-counted-from-one": lambda: (KEY_COLUMNS[0] - 64, KEY_COLUMNS[0])})
+def _(answer: tuple[int, int]) -> str | None:
+    start, stop = answer
+    if answer == KEY_COLUMNS:
+        return None
+    if not 768 <= start < 1536 or stop - start != 64 or start % 64:
+        return f"columns {start}:{stop} are not one head's keys."
+    return f"columns {start}:{stop} hold the keys of head {(start - 768) // 64}."

@@ -2,80 +2,58 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sympy as sp
 
 from grading.registry import exercise
 
-
-def _by_name(expr: object, values: dict[str, float]) -> sp.Expr:
-    """``expr`` with its symbols replaced by value, matched by name (so the
-    reader's own Symbol("d_k", ...) works whatever its assumptions)."""
-    names = {name: sp.Symbol(name) for name in values}  # "beta" is not the function
-    e = sp.sympify(expr, locals=names)
-    unknown = {s.name for s in e.free_symbols} - set(values)
-    if unknown:
-        raise ValueError(f"it uses symbols other than {sorted(values)}: "
-                         f"{sorted(unknown)}")
-    return e.subs({s: values[s.name] for s in e.free_symbols})
-
-
-# ex-s1-rademacher ---------------------------------------------------------
-
-_D_K = sp.Symbol("d_k", integer=True, positive=True)
+# the answers' symbols, as the forms read them: plain symbols of these names
+D_K = sp.Symbol("d_k")
+BETA = sp.Symbol("beta")
+ZS = sp.symbols("z1:4")
 
 
 @exercise("ex-s1-rademacher", difficulty="warm-up", minutes=10,
-          hint="A ±1 variable has mean 0 and E[x²] = 1; two different "
-               "components are independent. Which moment table is that?",
-          reference=lambda: (sp.S.Zero, _D_K),
-          wrong=lambda: (sp.S.Zero, _D_K**2))
-def _(answer) -> str | None:
+          reference=lambda: (sp.S.Zero, D_K),
+          mistakes={"variance-squared": lambda: (sp.S.Zero, D_K**2)})
+def _(answer: tuple[sp.Expr, sp.Expr]) -> str | None:
     mean, var = answer
     for d in (1, 2, 5, 64):
-        m = _by_name(mean, {"d_k": d})
-        if m != 0:
+        if (m := mean.subs(D_K, d)) != 0:
             return f"the mean is not 0 for every d_k (at d_k = {d} it is {m})."
     for d in (1, 2, 5, 64):
-        v = _by_name(var, {"d_k": d})
-        if sp.simplify(v - d) != 0:
+        if sp.simplify(var.subs(D_K, d) - d) != 0:
             return (f"the variance is not right: at d_k = {d} your expression "
-                    f"gives {v}.")
+                    f"gives {var.subs(D_K, d)}.")
     return None
 
 
-# ex-s4-monotone -----------------------------------------------------------
-
-def _entropy_slope() -> tuple[sp.Expr, sp.Expr]:
-    """dH/dbeta computed by SymPy, and -beta Var_p(z), in beta, z1, z2, z3."""
-    beta = sp.Symbol("beta", positive=True)
-    zs = sp.symbols("z1:4", real=True)
-    partition = sum(sp.exp(beta * v) for v in zs)
-    probs = [sp.exp(beta * v) / partition for v in zs]
-    entropy = -sum(p * (beta * v - sp.log(partition))
-                   for p, v in zip(probs, zs, strict=True))
-    mean = sum(p * v for p, v in zip(probs, zs, strict=True))
-    var = sum(p * v**2 for p, v in zip(probs, zs, strict=True)) - mean**2
-    return sp.diff(entropy, beta), -beta * var
+@functools.lru_cache(maxsize=1)
+def _entropy_and_variance() -> tuple[sp.Expr, sp.Expr]:
+    """H(beta) and Var_p(z) of softmax(beta z) for three logits."""
+    partition = sum(sp.exp(BETA * v) for v in ZS)
+    probs = [sp.exp(BETA * v) / partition for v in ZS]
+    entropy = -sum(p * (BETA * v - sp.log(partition)) for p, v in zip(probs, ZS, strict=True))
+    mean = sum(p * v for p, v in zip(probs, ZS, strict=True))
+    return entropy, sum(p * v**2 for p, v in zip(probs, ZS, strict=True)) - mean**2
 
 
 @exercise("ex-s4-monotone", difficulty="challenging", minutes=30,
-          hint="Differentiate log p_i = beta z_i - log sum_m exp(beta z_m); "
-               "dp_i/dbeta is the S3 Jacobian applied to z.",
-          reference=lambda: _entropy_slope()[1],
-          wrong=lambda: -_entropy_slope()[1])
-def _(answer) -> str | None:
-    names = {name: sp.Symbol(name) for name in ("beta", "z1", "z2", "z3")}
-    e = sp.sympify(answer, locals=names)
-    if e.has(sp.Derivative):
+          reference=lambda: -BETA * _entropy_and_variance()[1],
+          mistakes={"unevaluated": lambda: sp.Derivative(_entropy_and_variance()[0], BETA),
+                    "sign-flipped": lambda: BETA * _entropy_and_variance()[1],
+                    "no-beta": lambda: -_entropy_and_variance()[1]})
+def _(answer: sp.Expr) -> str | None:
+    if answer.has(sp.Derivative):
         return "the expression still contains an unevaluated derivative."
-    truth = _entropy_slope()[0]
+    truth = sp.diff(_entropy_and_variance()[0], BETA)
     rng = np.random.default_rng(0)
     for _point in range(4):
-        values = {"beta": float(rng.uniform(0.2, 2.0)),
-                  **{f"z{i}": float(rng.normal()) for i in (1, 2, 3)}}
-        mine = complex(_by_name(e, values).evalf())
-        true = float(_by_name(truth, values).evalf())
+        values = {BETA: float(rng.uniform(0.2, 2.0)), **{z: float(rng.normal()) for z in ZS}}
+        mine = complex(answer.subs(values).evalf())
+        true = float(truth.subs(values).evalf())
         # relative to dH/dbeta at this point (seeded draws, never 0); float64 evaluation
         if abs(mine.imag) > 1e-8 * abs(true) or abs(mine.real - true) > 1e-8 * abs(true):
             shown = ", ".join(f"{k} = {v:.2f}" for k, v in values.items())
@@ -83,8 +61,6 @@ def _(answer) -> str | None:
                     f"(it gives {mine.real:.4f}).")
     return None
 
-
-# ex-s4-temperature --------------------------------------------------------
 
 def _jacobian_norm(logits: np.ndarray) -> np.ndarray:
     from attention_book.gpt2 import softmax
@@ -94,21 +70,27 @@ def _jacobian_norm(logits: np.ndarray) -> np.ndarray:
     return np.linalg.norm(jac, axis=(-2, -1))
 
 
-def _temperature_reference() -> tuple[float, float]:
+@functools.lru_cache(maxsize=1)
+def _raw_logits() -> np.ndarray:
+    """The chapter's simulation: 2000 rows of 20 unscaled scores of a 128-wide head."""
     rng = np.random.default_rng(3)
-    raw = (rng.standard_normal((2000, 1, 128))
-           * rng.standard_normal((2000, 20, 128))).sum(-1)
-    left = np.median(_jacobian_norm(raw)) / np.median(_jacobian_norm(raw / np.sqrt(128)))
-    return float(raw.std()), float(left)
+    return (rng.standard_normal((2000, 1, 128)) * rng.standard_normal((2000, 20, 128))).sum(-1)
 
 
-@exercise("ex-s4-temperature", difficulty="standard", minutes=15,
-          hint="What variance does S1 give an unscaled score of a 128-wide head? For "
-               "the share, compare how sensitive the softmax is on raw and on scaled rows.",
-          reference=_temperature_reference, float32=True,
-          wrong=lambda: (128.0, _temperature_reference()[1]))
-def _(answer) -> str | None:
-    std, left = (float(v) for v in answer)
+@functools.lru_cache(maxsize=1)
+def _share_left() -> float:
+    raw = _raw_logits()
+    return float(np.median(_jacobian_norm(raw)) / np.median(_jacobian_norm(raw / np.sqrt(128))))
+
+
+@exercise("ex-s4-temperature", difficulty="standard", minutes=15, float32=True,
+          reference=lambda: (float(_raw_logits().std()), _share_left()),
+          mistakes={"variance-for-std": lambda: (float(_raw_logits().var()), _share_left()),
+                    "scaled-logits": lambda: (float((_raw_logits() / np.sqrt(128)).std()),
+                                              _share_left()),
+                    "inverted-share": lambda: (float(_raw_logits().std()), 1 / _share_left())})
+def _(answer: tuple[float, float]) -> str | None:
+    std, left = answer
     if abs(std / np.sqrt(128) - 1) > 0.03:
         return (f"a logit standard deviation of {std:.3g} does not fit unit-variance "
                 "components in a 128-wide head.")

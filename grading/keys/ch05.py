@@ -9,8 +9,6 @@ import numpy as np
 from grading.registry import exercise
 from grading.tolerance import close, float32_sums, relative_gap
 
-# ex-v1-fold-ln ------------------------------------------------------------
-
 
 @functools.lru_cache(maxsize=2)
 def _overlaps(folded: bool) -> np.ndarray:
@@ -25,29 +23,18 @@ def _overlaps(folded: bool) -> np.ndarray:
     return overlap(gamma * W_K, gamma * W_V)
 
 
-@exercise("ex-v1-fold-ln", difficulty="standard", minutes=15,
-          hint="Where does LayerNorm's gamma act on the row, relative to W_K and W_V? "
-               "Fold it into both lenses before measuring the overlaps.",
-          reference=lambda: _overlaps(True), wrong=lambda: _overlaps(False), float32=True)
-def _(answer) -> str | None:
-    folded = _overlaps(True)
-    a = np.asarray(answer, dtype=float)
-    if a.shape != folded.shape:
-        return f"expected one overlap per head, shape {folded.shape}; got {a.shape}."
-    if ((a < 0) | (a > 1)).any():
-        return "an overlap is a mean squared cosine, so it lies in [0, 1]; some of yours do not."
+@exercise("ex-v1-fold-ln", difficulty="standard", minutes=15, float32=True,
+          reference=lambda: _overlaps(True),
+          mistakes={"not-folded": lambda: _overlaps(False),
+                    "transposed": lambda: _overlaps(True).T})
+def _(a: np.ndarray) -> str | None:
     # relative to the largest overlap: bases of 768-row float32 lenses; the folding effect
     # (median 3e-3, up to 2e-2 per head) is far above it
-    tol = float32_sums(768)
-    worst = relative_gap(a, folded)
-    if worst <= tol:
+    worst = relative_gap(a, _overlaps(True))
+    if worst <= float32_sums(768):
         return None
-    if close(a, _overlaps(False), tol):
-        return "these are the overlaps without gamma: the LayerNorm weight is not folded in."
     return f"some heads are off by up to {worst:.2g} of the largest overlap."
 
-
-# ex-v1-decoder ------------------------------------------------------------
 
 def _linear_readouts() -> tuple[float, float]:
     """The chapter's phone book (seed 0): least-squares read-out accuracy,
@@ -78,24 +65,21 @@ def _linear_readouts() -> tuple[float, float]:
     return accuracy[0], accuracy[1]
 
 
-@exercise("ex-v1-decoder", difficulty="standard", minutes=15,
-          hint="Fit an affine read-out of the number from each head's output; can a "
-               "read-out of an output that is the same in every book know the number?",
-          reference=_linear_readouts, wrong=lambda: (1.0, 1.0), float32=True)
-def _(answer) -> str | None:
-    tied, separate = (float(v) for v in answer)
+@exercise("ex-v1-decoder", difficulty="standard", minutes=15, float32=True,
+          reference=_linear_readouts,
+          mistakes={"swapped": lambda: _linear_readouts()[::-1],
+                    "tied-reads-the-number": lambda: (1.0, 1.0)})
+def _(answer: tuple[float, float]) -> str | None:
+    tied, separate = answer
     ref_tied, ref_separate = _linear_readouts()
     if abs(separate - ref_separate) > 0.5 / 1200:  # half of one answer in 1200
         return f"the separate lenses' accuracy {separate:.3g} is not right."
     # the tied output is the same in every book, so no read-out beats the most frequent
     # number per name; 0.01 is two books out of 1200 answers
     if abs(tied - ref_tied) > 0.01:
-        return (f"the tied lenses' accuracy {tied:.3g} is not right: can any read-out "
-                "of an output that never changes across books do that well?")
+        return f"the tied lenses' accuracy {tied:.3g} is not right."
     return None
 
-
-# ex-v3-decodable ----------------------------------------------------------
 
 @functools.lru_cache(maxsize=1)
 def _unexplained() -> tuple[np.ndarray, np.ndarray]:
@@ -117,21 +101,13 @@ def _unexplained() -> tuple[np.ndarray, np.ndarray]:
     return np.array(centred), np.array(raw)
 
 
-@exercise("ex-v3-decodable", difficulty="challenging", minutes=25,
-          hint="Find the best affine map from each head's value back to the row it was "
-               "made from; measure what it misses against the rows' spread about their "
-               "mean.",
-          reference=lambda: _unexplained()[0], wrong=lambda: _unexplained()[1],
-          float32=True)
-def _(answer) -> str | None:
-    centred, raw = _unexplained()
-    a = np.asarray(answer, dtype=float)
-    if a.shape != centred.shape:
-        return f"expected one number per head of layer 0, shape {centred.shape}; got {a.shape}."
+@exercise("ex-v3-decodable", difficulty="challenging", minutes=25, float32=True,
+          reference=lambda: _unexplained()[0],
+          mistakes={"raw-norm": lambda: _unexplained()[1],
+                    "explained": lambda: 1 - _unexplained()[0]})
+def _(a: np.ndarray) -> str | None:
     # least squares in float64: 1e-3 of the largest share is far above rounding (float32's
     # included), far below the difference between the plausible definitions (about 25%)
-    if close(a, raw, 1e-3):
-        return "the shares are measured against the rows' raw squared norm, not their variance."
-    if not close(a, centred, 1e-3):
+    if not close(a, _unexplained()[0], 1e-3):
         return "some heads' unexplained shares are not right."
     return None

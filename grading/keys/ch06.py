@@ -35,22 +35,13 @@ def _nothing_left() -> np.ndarray:
     return np.zeros_like(_all_heads_ablated())
 
 
-@exercise("ex-o2-bias", difficulty="warm-up", minutes=10,
-          hint="Write the layer's output as a sum over the heads plus anything added "
-               "after the projection: which terms survive when every head is silent?",
-          reference=_all_heads_ablated, wrong=_nothing_left, float32=True)
-def _(answer) -> str | None:
-    got = np.asarray(answer, dtype=np.float64)
+@exercise("ex-o2-bias", difficulty="warm-up", minutes=10, float32=True,
+          reference=_all_heads_ablated, mistakes={"nothing-left": _nothing_left})
+def _(got: np.ndarray) -> str | None:
     expected = _all_heads_ablated().astype(np.float64)
-    if got.ndim not in (1, 2) or got.shape[-1] != expected.shape[-1]:
-        return (f"the answer has shape {got.shape}; it should have "
-                f"{expected.shape[-1]} numbers per row, the width of the residual stream.")
     if got.ndim == 2 and got.shape[0] != expected.shape[0]:
         return (f"the answer has {got.shape[0]} rows; the book's input has "
                 f"{expected.shape[0]} positions (or give a single row).")
-    if np.abs(got).max() == 0:
-        return ("an all-zero answer says nothing is left, but the layer still outputs "
-                "something when every head is silent.")
     gap = relative_gap(np.broadcast_to(got, expected.shape), expected)
     if gap > float32_sums(768):  # c_proj sums 768 products per entry, in float32
         return (f"these numbers differ from layer {LAYER}'s output with every head "
@@ -95,19 +86,14 @@ def _all_additive() -> dict[str, float]:
     return {"layer 1 output": 0.0, "after 12 layers": 0.0}
 
 
-@exercise("ex-o2-nonadditive", difficulty="standard", minutes=20,
-          hint="Compare the change that ablating both heads makes with the sum of the "
-               "changes of ablating each, right after layer 1 and after the last layer.",
-          reference=lambda: dict(_mismatches()), wrong=_all_additive, float32=True)
-def _(answer) -> str | None:
+@exercise("ex-o2-nonadditive", difficulty="standard", minutes=20, float32=True,
+          reference=lambda: dict(_mismatches()),
+          mistakes={"layer-1-changes-reused": _all_additive})
+def _(answer: dict[str, float]) -> str | None:
     expected = _mismatches()
-    missing = set(expected) - set(answer)
-    if missing:
-        return f"the answer needs the keys {sorted(expected)}; {sorted(missing)} missing."
-    inside = float(answer["layer 1 output"])
-    after = float(answer["after 12 layers"])
+    inside, after = answer["layer 1 output"], answer["after 12 layers"]
     # a relative mismatch (norm over norm): exact additivity leaves only float32 rounding
-    if not 0 <= inside < 1e-4:
+    if not inside < 1e-4:
         return (f"your mismatch at layer 1's output, {inside:.2g}, is larger than float32 "
                 "rounding of a sum allows.")
     if abs(after - expected["after 12 layers"]) > 0.05 * expected["after 12 layers"]:
@@ -133,18 +119,20 @@ def _ratios_upside_down() -> dict:
                                                   right["ratios"].items()}}
 
 
-@exercise("ex-o4-mqa", difficulty="warm-up", minutes=10,
-          hint="only W_K and W_V depend on the number of key-value heads g; write "
-               "|W_O| and |W_K| with the chapter's symbolic sizes before dividing.",
-          reference=_mqa, wrong=_ratios_upside_down)
-def _(answer) -> str | None:
+def _shapes_out_in() -> dict:
+    right = _mqa()
+    return {"shapes": {n: s[::-1] for n, s in right["shapes"].items()},
+            "ratios": right["ratios"]}
+
+
+@exercise("ex-o4-mqa", difficulty="warm-up", minutes=10, reference=_mqa,
+          mistakes={"out-in": _shapes_out_in, "ratios-upside-down": _ratios_upside_down})
+def _(answer: dict) -> str | None:
     expected = _mqa()
-    shapes = {name: tuple(int(x) for x in s) for name, s in answer["shapes"].items()}
     for name, shape in expected["shapes"].items():
-        if shapes.get(name) != tuple(shape):
-            return f"the shape of {name} with g = 1 is not {shapes.get(name)}."
+        if answer["shapes"][name] != tuple(shape):
+            return f"the shape of {name} with g = 1 is not {answer['shapes'][name]}."
     for g, ratio in expected["ratios"].items():
-        got = answer["ratios"].get(g)
-        if got is None or float(got) != float(ratio):
-            return f"the ratio |W_O| / |W_K| for g = {g} is not {got}."
+        if answer["ratios"][g] != ratio:
+            return f"the ratio |W_O| / |W_K| for g = {g} is not {answer['ratios'][g]:g}."
     return None

@@ -25,16 +25,12 @@ def _dense_ov(dtype: type) -> np.ndarray:
 
 
 @exercise("ex-c1-dense", difficulty="standard", minutes=15,
-          hint="A 768 x 768 product of rank 64 has 704 singular values that should be "
-               "zero: does your arithmetic resolve them? Think about its precision.",
-          reference=lambda: _dense_ov(np.float64), wrong=lambda: _dense_ov(np.float32))
-def _(answer) -> str | None:
-    got = np.asarray(answer, dtype=np.float64).ravel()
+          reference=lambda: _dense_ov(np.float64),
+          mistakes={"not-descending": lambda: _dense_ov(np.float64)[::-1],
+                    "float32": lambda: _dense_ov(np.float32)})
+def _(got: np.ndarray) -> str | None:
     w = load_gpt2().layers[LAYER]
-    d_model, d_head = w.W_V.shape[1], w.W_V.shape[2]
-    if got.size != d_model:
-        return (f"the answer holds {got.size} values; a {d_model} x {d_model} matrix has "
-                f"{d_model} singular values.")
+    d_head = w.W_V.shape[2]
     if np.any(np.diff(got) > 0):
         return "the singular values are not in descending order."
     tail = got[d_head:].max() / got[0]
@@ -67,20 +63,15 @@ def _mistral_without_gqa() -> dict:
     return {8: _budgets(QUERY_HEADS), 1: _budgets(1), "changed": {"W_K", "W_V"}}
 
 
-@exercise("ex-c2-mistral", difficulty="warm-up", minutes=10,
-          hint="Which of the chapter's four budget formulas involve the number of "
-               "key-value heads g? Evaluate all four at Mistral's sizes.",
-          reference=_mistral, wrong=_mistral_without_gqa)
-def _(answer) -> str | None:
+@exercise("ex-c2-mistral", difficulty="warm-up", minutes=10, reference=_mistral,
+          mistakes={"no-grouping": _mistral_without_gqa})
+def _(answer: dict) -> str | None:
     expected = _mistral()
     for g in (8, 1):
-        counts = answer.get(g)
-        if counts is None:
-            return f"the answer has no budgets for g = {g}."
         for name, value in expected[g].items():
-            if int(counts.get(name, -1)) != value:
+            if answer[g][name] != value:
                 return f"with g = {g}, the count given for {name} is not right."
-    if set(answer.get("changed", ())) != expected["changed"]:
+    if answer["changed"] != expected["changed"]:
         return "the set of matrices whose size depends on g is not right."
     return None
 
@@ -103,19 +94,16 @@ def _stops_attending() -> dict:
     return {**_first_position(), "mass without values": 0.0}
 
 
-@exercise("ex-c3-first", difficulty="standard", minutes=15,
-          hint="Which head of layer 0 puts the most weight on position 0, over the rows "
-               "after the first? Then zero its W_V and measure again: what do values "
-               "enter?",
-          reference=lambda: dict(_first_position()), wrong=_stops_attending, float32=True)
-def _(answer) -> str | None:
+@exercise("ex-c3-first", difficulty="standard", minutes=15, float32=True,
+          reference=lambda: dict(_first_position()),
+          mistakes={"stops-attending": _stops_attending})
+def _(answer: dict) -> str | None:
     expected = _first_position()
-    if int(answer.get("head", -1)) != expected["head"]:
+    if answer["head"] != expected["head"]:
         return "that head is not the one of layer 0 with the most mass on position 0."
     tol = float32_sums(768)  # weights of float32 scores, relative to the mass itself
-    if relative_gap(float(answer.get("mass", -1)), expected["mass"]) > tol:
+    if relative_gap(answer["mass"], expected["mass"]) > tol:
         return "the mean mass on position 0 given for that head is not right."
-    without = float(answer.get("mass without values", -1))
-    if relative_gap(without, expected["mass without values"]) > tol:
+    if relative_gap(answer["mass without values"], expected["mass without values"]) > tol:
         return "the mean mass on position 0 with W_V = 0 is not what the head computes."
     return None

@@ -9,34 +9,22 @@ import sympy as sp
 
 from grading.registry import exercise
 
-N = sp.Symbol("n", integer=True, positive=True)
+N = sp.Symbol("n")  # the answers' symbol, as the form reads it
 EDITED_POSITION, REPLACEMENT_ROW = 3, 500
 TOL_REL = 1e-5   # a key "changes" beyond float32 rounding, as in the chapter
 
 
-def _as_expression(value: object) -> sp.Expr:
-    """An answer in n as a SymPy expression, whatever symbol object the student built."""
-    expr = sp.sympify(value)
-    names = {s.name for s in expr.free_symbols}
-    if names - {"n"}:
-        raise ValueError(f"the expression uses symbols other than n: {sorted(names - {'n'})}")
-    return expr.subs({s: N for s in expr.free_symbols})
-
-
 def _queries_reference() -> tuple[sp.Expr, sp.Expr]:
-    t = sp.Symbol("t", integer=True, positive=True)
-    return sp.summation(1, (t, 1, N)), sp.summation(t, (t, 1, N))
+    n, t = sp.symbols("n t", integer=True, positive=True)
+    counts = sp.summation(1, (t, 1, n)), sp.summation(t, (t, 1, n))
+    return tuple(c.subs(n, N) for c in counts)
 
 
-@exercise("ex-k1-queries", difficulty="warm-up", minutes=10,
-          hint="How many queries does step t compute with a cache, and how many when "
-               "everything is recomputed? Then add up the steps.",
-          reference=_queries_reference,
-          wrong=lambda: (N, N**2))
-def _(answer) -> str | None:
-    if len(answer) != 2:
-        return "The answer should be a pair (with_cache, without_cache)."
-    with_cache, without_cache = (_as_expression(a) for a in answer)
+@exercise("ex-k1-queries", difficulty="warm-up", minutes=10, reference=_queries_reference,
+          mistakes={"n-every-step": lambda: (N, N**2),
+                    "steps-from-zero": lambda: (N, N * (N - 1) / 2)})
+def _(answer: tuple[sp.Expr, sp.Expr]) -> str | None:
+    with_cache, without_cache = answer
     right_with, right_without = _queries_reference()
     problems = []
     if sp.simplify(with_cache - right_with) != 0:
@@ -64,21 +52,19 @@ def _edit_reference() -> tuple[tuple[int, ...], ...]:
                  for a, b in zip(before, after, strict=True))
 
 
+def _listing_earlier_rows() -> list[list[int]]:
+    return [list(range(EDITED_POSITION)) + list(layer) for layer in _edit_reference()]
+
+
 @exercise("ex-k1-edit", difficulty="standard", minutes=15,
-          hint="Layer 0 computes keys row by row; from layer 1 on, a row's key depends on "
-               "the rows it attended to in the layer below.",
           reference=lambda: [list(layer) for layer in _edit_reference()],
-          wrong=lambda: [[EDITED_POSITION]] * 12)
-def _(answer) -> str | None:
+          mistakes={"before-the-edit": _listing_earlier_rows,
+                    "only-the-edit": lambda: [[EDITED_POSITION]] * 12})
+def _(answer: list[list[int]]) -> str | None:
     truth = _edit_reference()
-    if len(answer) != len(truth):
-        return f"The answer should be a list with one list of positions per layer ({len(truth)})."
-    got = [tuple(sorted(int(p) for p in layer)) for layer in answer]
+    got = [tuple(sorted(layer)) for layer in answer]
     wrong_layers = [layer for layer, (g, t) in enumerate(zip(got, truth, strict=True)) if g != t]
     if not wrong_layers:
         return None
-    if any(p < EDITED_POSITION for layer in got for p in layer):
-        return ("Some listed positions come before the edit; can their keys depend on a "
-                "later row under the causal mask?")
     return (f"The positions are wrong in {len(wrong_layers)} of {len(truth)} layers "
             f"(the first is layer {wrong_layers[0]}).")

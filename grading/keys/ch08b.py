@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import numbers
 
 import numpy as np
 
@@ -22,33 +21,19 @@ def _kv_bytes(layers: int, kv_heads: int, d_head: int, positions: int, nbytes: i
     return 2 * layers * kv_heads * d_head * positions * nbytes
 
 
-def _integer(answer: object) -> int:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise TypeError(f"expected a number, got {type(answer).__name__}")
-    if float(answer) != int(answer):
-        raise ValueError("expected a whole number")
-    return int(answer)
-
-
 def _llama7b_reference() -> int:
     return _kv_bytes(32, 32, 128, 4096, 2)
 
 
-@exercise("ex-k3-llama7b", difficulty="warm-up", minutes=10,
-          hint="Use the chapter's cache formula with the 7B model's shape, and count "
-               "every array the cache holds, in bytes.",
-          reference=_llama7b_reference,
-          wrong=lambda: _kv_bytes(32, 32, 128, 4096, 2) // 2)
-def _(answer) -> str | None:
-    got, right = _integer(answer), _llama7b_reference()
-    if got == right:
+@exercise("ex-k3-llama7b", difficulty="warm-up", minutes=10, reference=_llama7b_reference,
+          mistakes={"not-bytes": lambda: _llama7b_reference() // GIB,
+                    "half": lambda: _kv_bytes(32, 32, 128, 4096, 2) // 2,
+                    "four-bytes": lambda: _kv_bytes(32, 32, 128, 4096, 4)})
+def _(got: int) -> str | None:
+    if got == _llama7b_reference():
         return None
-    if got * 2 == right:
-        return "That is half the cache: are both keys and values counted, at 2 bytes each?"
-    if got * 4 == right:
+    if got * 4 == _llama7b_reference():
         return "Check the number of key-value heads: this model has no grouping."
-    if got == right * 2:
-        return "Check the bytes per number: 16-bit numbers take 2 bytes."
     return "That is not the cache size in bytes."
 
 
@@ -87,43 +72,29 @@ def _meanpool_min(pooled: bool = True) -> float:
     return float(_layer0_distances(pooled).min())
 
 
-@exercise("ex-k5-meanpool", difficulty="standard", minutes=20,
-          hint="K5 gave each group the keys of its first head; here the group shares "
-               "the mean of its four key lenses (biases too). Measure as K5 does.",
+@exercise("ex-k5-meanpool", difficulty="standard", minutes=20, float32=True,
           reference=lambda: _meanpool_min(True),
-          wrong=lambda: _meanpool_min(False), float32=True)
-def _(answer) -> str | None:
-    got = float(answer)
+          mistakes={"first-head-keys": lambda: _meanpool_min(False)})
+def _(got: float) -> str | None:
     tol = float32_sums(768)  # distances of float32 patterns, relative to the distance
     if relative_gap(got, _meanpool_min(True)) <= tol:
         return None
-    if relative_gap(got, _meanpool_min(False)) <= tol:
-        return ("That is the distance with the group's first head's keys, as in K5, not "
-                "with mean-pooled keys.")
-    if not 0 <= got <= 1:
-        return f"A total-variation distance lies between 0 and 1; {got:.3g} does not."
     return "That is not the smallest distance between two heads of a group."
 
 
-def _capacity(weights_counted: bool = True) -> dict[str, int]:
+def _capacity(weights_counted: bool = True, whole: bool = True) -> dict[str, int]:
     free = MEMORY - (2 * LLAMA_70B_PARAMS if weights_counted else 0)
-    return {name: int(free // _kv_bytes(80, heads, 128, 4096, 2))
+    fits = {name: free / _kv_bytes(80, heads, 128, 4096, 2)
             for name, heads in (("GQA", 8), ("MHA", 64))}
+    return {name: int(math.floor(n) if whole else math.ceil(n)) for name, n in fits.items()}
 
 
-@exercise("ex-k6-capacity", difficulty="standard", minutes=15,
-          hint="What is left of the memory once the weights are loaded, and how many "
-               "whole sequences' caches fit in it?",
-          reference=_capacity,
-          wrong=lambda: _capacity(weights_counted=False))
-def _(answer) -> str | None:
-    if not isinstance(answer, dict) or set(answer) != {"GQA", "MHA"}:
-        return 'The answer should be a dict with the keys "GQA" and "MHA".'
-    got = {name: _integer(value) for name, value in answer.items()}
+@exercise("ex-k6-capacity", difficulty="standard", minutes=15, reference=_capacity,
+          mistakes={"weights-left-in": lambda: _capacity(weights_counted=False),
+                    "rounded-up": lambda: _capacity(whole=False)})
+def _(got: dict[str, int]) -> str | None:
     right = _capacity()
     if got == right:
         return None
-    if got == _capacity(weights_counted=False):
-        return "These counts leave no room for the weights."
     wrong = [name for name in right if got[name] != right[name]]
     return f"The count for {' and '.join(wrong)} is not right."
