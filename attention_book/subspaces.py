@@ -6,28 +6,46 @@ space. Comparing such subspaces is done with principal angles: the cosines are t
 singular values of Q_A^T Q_B for orthonormal bases Q_A, Q_B. Bases here are polar
 factors W (W^T W)^{-1/2}, computed from the small d_head x d_head Gram matrix, so all
 144 heads of GPT-2 small take a fraction of a second.
+
+A matrix of lower rank r < k (a modified checkpoint's head with a repeated column) still
+spans a subspace, of dimension r: its basis has k - r zero columns, decided matrix by
+matrix (singular values below numpy's float32 rank cut-off of that matrix count as zero),
+so that one deficient head changes nothing for its neighbours.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .circuits import column_major64
+from .circuits import column_major64, float32_rank_threshold
+
+
+def _gram_eigen(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """W's singular values [..., k] (ascending), the eigenvectors of W^T W [..., k, k],
+    and which singular values count as non-zero: above numpy's float32 rank cut-off of
+    that matrix alone (``circuits.float32_rank_threshold``)."""
+    evals, evecs = np.linalg.eigh(np.swapaxes(W, -1, -2) @ W)
+    s = np.sqrt(np.clip(evals, 0.0, None))
+    kept = s > float32_rank_threshold(s[..., -1:], max(W.shape[-2:]))
+    return s, evecs, kept
+
+
+def _inverse_where_kept(s: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    return np.divide(1.0, s, out=np.zeros_like(s), where=kept)
 
 
 def orthonormal_basis(W: np.ndarray, *, with_singular_values: bool = False
                       ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """An orthonormal basis [..., d, k] of the column space of W [..., d, k] (full column
-    rank), as the polar factor W (W^T W)^{-1/2}, in float64. With
-    ``with_singular_values`` also W's singular values [..., k], descending (from the same
-    k x k eigendecomposition)."""
+    """An orthonormal basis [..., d, k] of the column space of W [..., d, k], as the polar
+    factor W (W^T W)^{-1/2}, in float64 (for a W of rank r < k: r orthonormal columns and
+    k - r zero ones, see the module docstring). With ``with_singular_values`` also W's
+    singular values [..., k], descending (from the same k x k eigendecomposition)."""
     W = np.asarray(W, np.float64)
-    evals, evecs = np.linalg.eigh(np.swapaxes(W, -1, -2) @ W)
-    if (evals <= evals[..., -1:] * 1e-12).any():
-        raise ValueError("W must have full column rank to define a k-dimensional subspace")
-    inv_sqrt = (evecs / np.sqrt(evals)[..., None, :]) @ np.swapaxes(evecs, -1, -2)
+    s, evecs, kept = _gram_eigen(W)
+    inv_sqrt = (evecs * _inverse_where_kept(s, kept)[..., None, :]) @ np.swapaxes(evecs,
+                                                                                  -1, -2)
     basis = W @ inv_sqrt
-    return (basis, np.sqrt(evals[..., ::-1])) if with_singular_values else basis
+    return (basis, s[..., ::-1]) if with_singular_values else basis
 
 
 def qr_basis(W: np.ndarray) -> np.ndarray:
@@ -38,19 +56,15 @@ def qr_basis(W: np.ndarray) -> np.ndarray:
 
 
 def whitener(W: np.ndarray) -> np.ndarray:
-    """A k x k matrix T [..., k, k] in float64 with W T orthonormal, for W [..., d, k] of
-    full column rank: T = L^{-T} for the Cholesky factor L L^T = W^T W. W T is a basis of
-    W's column space (not the polar one of ``orthonormal_basis``), so x (W T) = (x W) T
-    reaches the subspace with no d x k basis formed."""
+    """A k x k matrix T [..., k, k] in float64 with W T orthonormal, for W [..., d, k]:
+    T = V diag(1/s) from the eigendecomposition V diag(s^2) V^T = W^T W (for a W of rank
+    r < k, k - r columns of T are zero: W T has r orthonormal columns and k - r zero
+    ones). W T is a basis of W's column space (not the polar one of
+    ``orthonormal_basis``), so x (W T) = (x W) T reaches the subspace with no d x k basis
+    formed."""
     W = np.asarray(W, np.float64)
-    try:
-        L = np.linalg.cholesky(np.swapaxes(W, -1, -2) @ W)
-    except np.linalg.LinAlgError:
-        L = None
-    pivots = None if L is None else np.diagonal(L, axis1=-2, axis2=-1) ** 2
-    if pivots is None or (pivots <= pivots.max(-1, keepdims=True) * 1e-12).any():
-        raise ValueError("W must have full column rank to define a k-dimensional subspace")
-    return np.swapaxes(np.linalg.inv(L), -1, -2)
+    s, evecs, kept = _gram_eigen(W)
+    return evecs * _inverse_where_kept(s, kept)[..., None, :]
 
 
 def principal_cosines_gram(A: np.ndarray, B: np.ndarray, *,

@@ -41,3 +41,19 @@ def test_attention_runs_with_a_value_width_other_than_d_k():
     # the scale is 1/sqrt(d_k), whatever d_v is
     full = attention(w, x)
     np.testing.assert_array_equal(tr.pattern, full.pattern)
+
+
+def test_the_scale_is_exactly_one_eighth_whatever_the_value_width():
+    """Dividing by sqrt(64) = 2^3 changes only a float's exponent: scores times 8 are
+    the raw scores bit for bit, for values 16 and 128 wide alike (chapter 05, V2: this
+    is arithmetic, not a property of any weights, so it is tested here)."""
+    w, _ = _layer(2)
+    x = np.random.default_rng(3).standard_normal((7, 768)).astype(np.float32)
+    wide = replace(w, W_V=np.concatenate([w.W_V, w.W_V], -1),
+                   b_V=np.concatenate([w.b_V, w.b_V], -1),
+                   W_O=np.concatenate([w.W_O, w.W_O], 1))
+    for layer in (w, wide, replace(w, W_V=w.W_V[:, :, :16], b_V=w.b_V[:, :16],
+                                   W_O=w.W_O[:, :16])):
+        tr = attention(layer, x)
+        finite = np.isfinite(tr.scaled_masked)
+        np.testing.assert_array_equal(tr.scaled_masked[finite] * 8, tr.scores[finite])
