@@ -193,11 +193,11 @@ checkpoint: $(STAMP)
 publish-notebooks:
 	.ci/publish-notebooks $(PAGES_SITE)/notebooks "$(NOTEBOOKS_REMOTE)"
 pages-artifact: $(STAMP)
-	$(BIN)/python -m book_tools.pages_artifact lay-out $(PAGES_SITE) --pdf $(PAGES_PDF)
+	$(BIN)/python -m book_tools.pages lay-out --site $(PAGES_SITE) --pdf $(PAGES_PDF)
 pages-check: $(STAMP)
-	$(BIN)/python -m book_tools.pages_artifact check $(PAGES_SITE)
+	$(BIN)/python -m book_tools.pages check --site $(PAGES_SITE)
 deploy-guard: $(STAMP)
-	$(BIN)/python -m book_tools.deploy_guard --ledger $(PAGES_LEDGER) --site $(PAGES_SITE)
+	$(BIN)/python -m book_tools.pages guard --ledger $(PAGES_LEDGER) --site $(PAGES_SITE)
 
 # Every step of pages.yml that is not a GitHub-hosted action, offline, on a copy of the
 # strict build's site (make strict-book, make pdf), pushing to a local bare repository.

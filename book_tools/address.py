@@ -22,7 +22,7 @@ import yaml
 
 REPOSITORY_VAR = "ATTENTION_BOOK_REPOSITORY_URL"
 # What _config.yml holds until the book has its own home; a published build never carries it
-# (book_tools.deploy_guard refuses to deploy a site that does).
+# (make deploy-guard refuses to deploy a site that does).
 PLACEHOLDER = "https://github.com/attention-book/four-matrices"
 CONFIG = Path(__file__).resolve().parent.parent / "_config.yml"
 _ADDRESS = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from book_tools.browser import chromium
-from book_tools.pages_artifact import toc_pages
+from book_tools.pages import toc_pages
 
 REPO = Path(__file__).resolve().parent.parent
 MARGIN = 0.55  # inches, every side
