@@ -12,6 +12,8 @@ export OPENBLAS_NUM_THREADS ?= 1
 # Only the book's build writes the claims ledger; a chapter run anywhere else (nbval, a
 # reader's notebook, a homework) keeps it in memory.
 BUILD_LEDGER = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger
+# The build's execution cache (MyST-NB's jupyter-cache): each chapter executed once into it.
+CACHE = _build/.jupyter_cache
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         background-rehearsal standin \
@@ -29,10 +31,10 @@ $(STAMP): requirements.txt pyproject.toml
 	  'attention_book_checkout.pth').write_text('$(CURDIR)\n')"
 	touch $@
 
-# The chapters execute afresh, two at a time, into the build's cache (outputs depend on the
-# checkpoint, which the cache cannot see); the build renders them from there.
+# The chapters execute afresh, two at a time, into the build's cache (book_tools.execute);
+# the build renders them from there.
 book: control
-	rm -rf _build/.jupyter_cache
+	rm -rf $(CACHE)
 	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
 	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
@@ -82,10 +84,13 @@ notebooks: $(STAMP)
 	$(BIN)/python -m book_tools.notebooks $(NOTEBOOKS) > /dev/null
 
 # Every chapter under nbval, through notebooks generated from the MyST sources; one
-# notebook per worker, two workers.
+# notebook per worker, two workers. Each chapter whose cells all pass goes into the build's
+# cache with its outputs and its ledger file (book_tools.execute): the strict build renders
+# that execution, so nbval runs with the build's ledger.
 chapters: notebooks control
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
-	  -n 2 --dist loadfile $(NOTEBOOKS)
+	rm -rf $(CACHE)
+	$(BUILD_LEDGER) $(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider \
+	  -q -p book_tools.execute --executed-cache $(CACHE) -n 2 --dist loadfile $(NOTEBOOKS)
 
 # The rehearsal's stand-in (book_tools.standin: the real attention tensors with synthetic wte
 # and MLP weights) and its controls, in _build/standin and the user cache; kept when current.
@@ -98,10 +103,12 @@ standin: control
 rehearsal: control
 	$(BIN)/python -m book_tools.rehearsal
 
-# The book built from scratch with warnings as errors: every chapter executed afresh, two at
-# a time, into the build's cache (book_tools.execute), then rendered from it.
+# The book built with warnings as errors. book_tools.execute keeps each chapter that nbval
+# executed while nothing it depends on has changed since (chapter, package, weights,
+# variables), writing back its ledger file, and executes the others, two at a time; the
+# build renders them all from the cache.
 strict-book: control
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger
 	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
 	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 

@@ -1,23 +1,13 @@
-"""The contents manager of ``make lab``: saving a chapter leaves its header as it was.
+"""The contents manager of ``make lab``: a chapter opens as a notebook that reads as the site
+does, and saving it leaves its source as it was.
 
-JupyterLab sends two pieces of session metadata with every save that no jupytext setting
-keeps out of the file (its default metadata filter keeps out the rest). The running
-kernel's ``kernelspec`` replaces the header's (``display_name: Python 3`` becomes
-``Python 3 (ipykernel)``), and ``language_info`` is read before any filter applies: its
-``pygments_lexer`` is written after every ``{code-cell}`` directive (``{code-cell}
-ipython3``). Here a save of a text notebook keeps the kernelspec of the file on disk (none
-if it has none) and drops ``language_info``; everything else, cells and cell metadata
-included, is saved as JupyterLab sent it. ``make lab`` passes this class to the server.
-
-JupyterLab's MyST renderer resolves neither ``{cite}`` nor a cross-reference to another
-page. So a chapter is opened with each such role of its Markdown cells shown as a link to
-the published site (a citation as "(Author, year)" to the references page), the role kept
-verbatim as the link's title; a save turns every such link back into its role, so the
-file on disk keeps its roles (``roles_as_links`` / ``links_as_roles``). It does not run
-``literalinclude`` either: a chapter is opened with each such listing shown as the code it
-includes (a Python block whose first line names the directive), and a save turns the block
-back into the directive (``listings_as_code`` / ``code_as_listings``), so what ``make lab``
-shows is what the site shows.
+A save keeps the header's ``kernelspec`` as on disk (JupyterLab sends the running kernel's)
+and drops ``language_info`` (else written after every ``{code-cell}`` directive): no
+jupytext setting keeps these two session values out. JupyterLab's MyST renderer resolves
+neither citations nor references to other pages, nor ``literalinclude``: a chapter opens
+with each such role shown as a link to the published site (the role kept as the link's
+title) and each listing as the code it includes (under a line that names the directive),
+and a save turns them back into the role and the directive.
 """
 
 from __future__ import annotations
@@ -44,23 +34,16 @@ SHOWN = re.compile(r"^```python\n# listing: \{literalinclude\} (?P<path>\S+)(?P<
 def listings_as_code(text: str, page: Path) -> str:
     """``text`` with each ``literalinclude`` of a Python object shown as that object's code,
     under a first line that names the directive (and its options, in order)."""
-    import ast
+    from book_tools.myst_to_markdown import pyobject
 
     def shown(m: re.Match) -> str:
         options = re.findall(r"^:([\w-]+):\s*(.*)$", m["options"], re.M)
-        name = dict(options).get("pyobject")
-        source = (page.parent / m["path"]).resolve()
-        if name is None or not source.is_file():
+        name, source = dict(options).get("pyobject"), (page.parent / m["path"]).resolve()
+        code = pyobject(source, name) if name and source.is_file() else None
+        if code is None:
             return m.group(0)
-        code = source.read_text()
-        node = next((n for n in ast.walk(ast.parse(code)) if getattr(n, "name", None) == name
-                     and isinstance(n, ast.FunctionDef | ast.ClassDef)), None)
-        if node is None:
-            return m.group(0)
-        lines = code.splitlines()[node.lineno - 1 - len(node.decorator_list):node.end_lineno]
         opts = "".join(f" :{k}: {v}" for k, v in options)
-        return f"```python\n# listing: {{literalinclude}} {m['path']}{opts}\n" + \
-            "\n".join(lines) + "\n```"
+        return f"```python\n# listing: {{literalinclude}} {m['path']}{opts}\n{code}\n```"
 
     return LISTING.sub(shown, text)
 

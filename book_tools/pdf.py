@@ -1,18 +1,15 @@
-"""The whole book as one PDF, without LaTeX: the built site's pages, printed by headless
-Chromium in the order of ``_toc.yml`` and joined by ``pdfunite`` (poppler-utils).
+"""The whole book as one PDF, without LaTeX: the built site's pages, in the order of
+``_toc.yml``, each opened from disk in headless Chromium, its images loaded and MathJax
+done, made ready for paper (navigation, set-up cell and launch links removed, folded cells
+and solutions opened, long code lines wrapped), printed by ``Page.printToPDF`` (A4, page
+numbers in the footer), and joined by ``pdfunite``. A page that does not typeset or show an
+image stops the PDF.
 
-Each page is opened from disk, every image loaded and every equation typeset by MathJax,
-then made ready for paper (the site's navigation, the Colab/Binder set-up cell and the
-launch links removed, folded cells and solutions opened, long code lines wrapped) and
-printed with the DevTools ``Page.printToPDF`` command: A4, each page of the site numbered
-in the footer. A page that does not typeset or show an image stops the PDF.
-
-Usage: python -m book_tools.pdf OUT.pdf [--site _build/html]
+Usage: python -m book_tools.pdf OUT.pdf
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import subprocess
 import sys
@@ -84,21 +81,17 @@ def print_pages(site: Path, pages: list[str], out: Path) -> list[str]:
     return problems
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--site", type=Path, default=REPO / "_build" / "html")
-    args = ap.parse_args(argv)
+def main(out: Path, site: Path = REPO / "_build" / "html") -> int:
     pages = toc_pages(REPO / "_toc.yml")
-    if missing := [p for p in pages if not (args.site / f"{p}.html").is_file()]:
-        print(f"{args.site} lacks {missing}: build the book first (make book)", file=sys.stderr)
+    if missing := [p for p in pages if not (site / f"{p}.html").is_file()]:
+        print(f"{site} lacks {missing}: build the book first (make book)", file=sys.stderr)
         return 2
-    problems = print_pages(args.site, pages, args.out)
-    print(f"{args.out}: {len(pages)} pages of the site, {args.out.stat().st_size / 1e6:.1f} MB")
+    problems = print_pages(site, pages, out)
+    print(f"{out}: {len(pages)} pages of the site, {out.stat().st_size / 1e6:.1f} MB")
     for p in problems:
         print("problem:", p, file=sys.stderr)
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(sys.argv[1])) if len(sys.argv) == 2 else __doc__.rsplit("\n\n", 1)[-1])

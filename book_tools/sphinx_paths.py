@@ -1,13 +1,8 @@
-"""Sphinx extension: the instructor's guide's tables of reading paths, built from sources.
+"""Sphinx extension: the instructor's guide's tables of reading paths (``book_tools.course``).
 
-``{reading-paths}`` renders one row per path of ``book/reading_paths.yml`` (its sessions,
-chapters and exercises, and its times); ``{reading-path} ID`` renders one path chapter by
-chapter, with the exercises assigned and a total row. Every time in them is a sum of the
-chapters' ``**Time.**`` lines and the exercises' titled minutes (``book_tools.course``);
-the page is read again whenever one of those files changes. Each table is written as a
-MyST ``list-table`` and parsed as the page's own Markdown (chapter titles keep their
-mathematics, exercises are ``{ref}`` links).
-"""
+``{reading-paths}`` renders one row per path of ``book/reading_paths.yml``; ``{reading-path}
+ID`` one path, chapter by chapter, with a total row. Each table is a MyST ``list-table``
+parsed as the page's own Markdown, read again whenever a file it sums changes."""
 
 from __future__ import annotations
 

@@ -1,21 +1,12 @@
 """The rehearsal stand-in: a full-shaped checkpoint that is never GPT-2.
 
-The offline checkpoint lacks GPT-2 small's token embeddings (``wte``) and its 24 MLP
-weight matrices, so the chapters' full-checkpoint branches (real tokens through the whole
-model: L4, Q6, I2, M1, M2, S4 and V3 on token rows) cannot run on it. The stand-in lets
-them run: the 123 real attention, LayerNorm and position tensors, bit for bit, plus
-*synthetic* ``wte`` and MLP weights drawn here from a fixed seed at GPT-2's
-initialisation scale (normal, std 0.02; the MLP's output projection 0.02 / sqrt(24), as
-GPT-2 scales residual projections), so that a forward pass stays numerically sane.
-
-The file records the sha256 of each synthetic tensor in its safetensors metadata (under
-``attention_book.checkpoint.STANDIN_KEY``). The loader recognises a synthetic tensor only
-when it matches that record, and only for ``wte`` and the MLP weights; every other tensor
-must be official, bit for bit. It marks such a checkpoint ``STANDIN``, refuses it outside a
-rehearsal (``ATTENTION_BOOK_REHEARSAL=1``), and every page and ledger entry written on it
-says it is not GPT-2. The loader never imports this module. ``book_tools.rehearsal``
-builds the stand-in under ``_build/standin`` (git-ignored) with symbolic links to the
-real folder's tokenizer files, and runs every chapter on it.
+The offline checkpoint lacks ``wte`` and the MLP weights, so the chapters' full-checkpoint
+branches cannot run on it. The stand-in has the real attention, LayerNorm and position
+tensors, bit for bit, and *synthetic* ``wte`` and MLP weights drawn from a fixed seed at
+GPT-2's initialisation scale, each one's sha256 recorded in the safetensors metadata
+(``attention_book.checkpoint.STANDIN_KEY``). The loader accepts a synthetic tensor only as
+recorded and only there, refuses the stand-in outside a rehearsal, and says on every page
+and ledger entry that it is not GPT-2; it never imports this module.
 """
 
 from __future__ import annotations
