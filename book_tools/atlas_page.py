@@ -1,10 +1,6 @@
-"""The head atlas as HTML: Bokeh widgets and figures driven by one CustomJS callback
-(no server: the data travel inside the page), and a static matplotlib overview of all
-144 heads for print.
-
-``interactive_html(atlas)`` returns the (script, div) pair of ``bokeh.embed.components``;
-BokehJS itself is copied into the build by book_tools.sphinx_atlas (never a CDN).
-"""
+"""The head atlas as HTML: Bokeh widgets and figures driven by one CustomJS callback (no
+server: the data travel inside the page; BokehJS is copied into the build by
+``book_tools.sphinx_atlas``), and a static matplotlib overview of all 144 heads for print."""
 
 from __future__ import annotations
 
