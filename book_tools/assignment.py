@@ -1,11 +1,9 @@
-"""``make assignment``: one otter-grader assignment per chapter with exercises.
-
-For each chapter, ``book_tools.otter_master`` writes an otter master notebook beside a copy
-of the chapter's part of the answer key (``grading/``: the shared code and
-``keys/ch<NN>.py``), and ``otter assign`` turns it into ``OUT/<chapter>/student/`` (the
-student's notebook: no solution, no key) and ``OUT/<chapter>/autograder/`` (the zip with the
-hidden tests and the key), after running the chapter's own solutions through the key.
-``OUT/README.md`` (``assignment_readme.md``) tells teachers and students what is where.
+"""``make assignment``: one otter-grader assignment per chapter with exercises. Each chapter's
+master notebook (``book_tools.otter_master``), beside its part of the answer key
+(``grading/``: the shared code and ``keys/ch<NN>.py``), becomes through ``otter assign``
+``OUT/<chapter>/student/`` (no solution, no key) and ``OUT/<chapter>/autograder/`` (the
+hidden tests and the key), once the chapter's own solutions pass the key. ``OUT/README.md``
+(``assignment_readme.md``) tells teachers and students what is where.
 
 Usage: python -m book_tools.assignment OUT_DIR [--chapter NAME ...] [--no-run-tests]
 """

@@ -20,8 +20,7 @@ NOTEBOOKS_BRANCH = "notebooks"  # where the publishing workflow pushes the gener
 
 def site_url(config: Path) -> str:
     """The published site's address, ending in '/': ``html: baseurl:`` of _config.yml when it
-    is set, otherwise the GitHub Pages address of the repository (``repository``: the
-    publishing workflow's, else ``_config.yml``'s)."""
+    is set, otherwise the GitHub Pages address of the repository (``repository``)."""
     html = (yaml.safe_load(config.read_text()) or {}).get("html") or {}
     if html.get("baseurl"):
         return str(html["baseurl"]).rstrip("/") + "/"

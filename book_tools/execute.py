@@ -1,13 +1,11 @@
 """The build's execution cache (MyST-NB's jupyter-cache), each chapter executed once into it.
 
-As a pytest plugin of nbval (``-p book_tools.execute --executed-cache DIR``), each chapter
-whose code cells all pass is cached with the outputs nbval received, rebuilt from the
-kernel's messages as nbclient builds them (nbval's own copy merges a cell's streams), with
-its ledger file and a digest of all it depended on (``inputs_key``). ``execute`` (``make
-book``, ``make strict-book``; the rehearsal, in a cache of its own) keeps a cached execution
-while that digest is the chapter's now, writing its ledger file back, drops any other, and
-executes the chapters not cached, two at a time; one that fails is not cached, and the
-build runs it again and shows the error.
+As nbval's plugin (``-p book_tools.execute --executed-cache DIR``) it caches each chapter whose
+cells all pass, with the outputs rebuilt from the kernel's messages as nbclient builds them
+(nbval's own copy merges a cell's streams), its ledger file and a digest of what the run
+depended on (``inputs_key``). ``execute`` (the builds; the rehearsal, in a cache of its own)
+keeps a cached execution while that digest holds, writing its ledger file back, and executes
+the others, two at a time; one that fails is not cached: the build runs it again, showing why.
 
 Usage: python -m book_tools.execute [CACHE_DIR [chapter.md ...]]
 """
@@ -119,9 +117,8 @@ def pytest_runtest_call(item: pytest.Item):
         mine = [m for m in heard[1:] if m["parent_header"].get("msg_id") == heard[0]]
         item.cell.outputs = [output_from_msg(m) for m in mine if m["msg_type"] in OUTPUTS]
         item.cell.execution_count = item.cell_num + 1
-        for out in item.cell.outputs:
-            out.update({"execution_count": item.cell_num + 1}
-                       if out.output_type == "execute_result" else {})
+        for out in (o for o in item.cell.outputs if o.output_type == "execute_result"):
+            out.execution_count = item.cell_num + 1
         run["seconds"] += time.time() - start
     # (a cell that clears or updates a display is not recorded: the build executes it)
     run["passed"] += not any(m["msg_type"] in ("clear_output", "update_display_data")

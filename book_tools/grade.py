@@ -1,12 +1,9 @@
-"""``make grade SUBMISSIONS=DIR``: grade submitted notebooks offline, into a score table.
-
-Each ``DIR/<student>/<chapter>.ipynb`` is run and graded by ``otter run`` against its
-chapter's autograder zip, in this Python environment (no Docker), two at a time, into
-``OUT/``: ``scores.csv`` (also printed: per student, each exercise's 1, 0 or "missing", the
-total and the cells that raised), ``feedback.csv`` (what the key said, each error's
-message) and ``executed/<student>/<chapter>.ipynb`` (each notebook as it ran). A folder
-laid out otherwise, or a file that is not the notebook of an assignment, stops the grading
-first with what to do.
+"""``make grade SUBMISSIONS=DIR``: each ``DIR/<student>/<chapter>.ipynb`` run and graded
+offline by ``otter run`` against its chapter's autograder (no Docker), two at a time, into
+``OUT/scores.csv`` (also printed: each exercise's 1, 0 or "missing", the total, the cells
+that raised), ``OUT/feedback.csv`` (what the key said, each error's message) and
+``OUT/executed/`` (each notebook as it ran). A folder laid out otherwise, or a file that is
+not an assignment's notebook, stops the grading first with what to do.
 
 Usage: python -m book_tools.grade DIR [--assignments _build/assignment] [--out _build/grades]
 """
@@ -155,9 +152,8 @@ def grade_one(notebook: str, autograder: str, out: str) -> None:
 
 def run_otter(submissions: list[Submission], zips: dict[str, Path], executed: Path
               ) -> tuple[list[Mark], list[ErrorCell]]:
-    """Grade each notebook with ``otter run``, two at a time, each in a process of its own
-    whose ledger goes to a folder deleted after: the marks, and the cells that raised. Each
-    notebook as it ran is kept as ``executed/<student>/<chapter>.ipynb``."""
+    """The marks and the cells that raised, each notebook graded by ``otter run`` in a process
+    of its own (two at a time, its ledger thrown away) and kept as it ran in ``executed``."""
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         outs = [Path(tmp) / str(i) for i in range(len(submissions))]
         for out in outs:

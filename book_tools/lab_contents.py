@@ -1,14 +1,9 @@
 """The contents manager of ``make lab``: a chapter opens as a notebook that reads as the site
-does, and saving it leaves its source as it was.
-
-A save keeps the header's ``kernelspec`` as on disk (JupyterLab sends the running kernel's)
-and drops ``language_info`` (else written after every ``{code-cell}`` directive): no
-jupytext setting keeps these two session values out. JupyterLab's MyST renderer resolves
-neither citations nor references to other pages, nor ``literalinclude``: a chapter opens
-with each such role shown as a link to the published site (the role kept as the link's
-title) and each listing as the code it includes (under a line that names the directive),
-and a save turns them back into the role and the directive.
-"""
+does, and saving it leaves its source as it was. A save keeps the header's ``kernelspec`` as
+on disk and drops ``language_info`` (session values no jupytext setting keeps out). As
+JupyterLab's MyST renderer resolves neither citations, references to other pages nor
+``literalinclude``, each such role opens as a link to the published site (the role kept as
+its title) and each listing as the code it includes, and a save turns them back."""
 
 from __future__ import annotations
 
@@ -86,6 +81,7 @@ def links_as_roles(text: str) -> str:
     """The inverse of ``roles_as_links``: every link it made is its role again."""
     return LINKED.sub(lambda m: m["role"], text)
 
+
 JupytextContentsManager = build_async_jupytext_contents_manager_class(AsyncLargeFileManager)
 
 
@@ -96,7 +92,8 @@ class ChapterContentsManager(JupytextContentsManager):
                   format: str | None = None, **kwargs: Any) -> dict[str, Any]:  # noqa: A002
         model = await super().get(path, content=content, type=type, format=format, **kwargs)
         page = path.strip("/")  # the server asks for "/book/x.md", a caller for "book/x.md"
-        if _is_page(model, page):
+        if model.get("type") == "notebook" and model.get("content") is not None \
+                and page.startswith("book/") and page.endswith(".md"):
             for cell in model["content"].cells:
                 if cell.cell_type == "markdown":
                     cell.source = listings_as_code(roles_as_links(cell.source, REPO / page),
@@ -108,7 +105,8 @@ class ChapterContentsManager(JupytextContentsManager):
             await self._keep_header(model["content"]["metadata"], path)
             for cell in model["content"]["cells"]:
                 if cell["cell_type"] == "markdown":
-                    cell["source"] = code_as_listings(links_as_roles(_text(cell["source"])))
+                    text = "".join(cell["source"])  # (a string, or its lines)
+                    cell["source"] = code_as_listings(links_as_roles(text))
         return await super().save(model, path)
 
     async def _keep_header(self, metadata: dict[str, Any], path: str) -> None:
@@ -121,13 +119,3 @@ class ChapterContentsManager(JupytextContentsManager):
             metadata["kernelspec"] = on_disk["kernelspec"]
         else:
             metadata.pop("kernelspec", None)
-
-
-def _is_page(model: dict[str, Any], path: str) -> bool:
-    """A page of the book opened as a notebook, with its content."""
-    return (model.get("type") == "notebook" and model.get("content") is not None
-            and path.startswith("book/") and path.endswith(".md"))
-
-
-def _text(source: str | list[str]) -> str:
-    return source if isinstance(source, str) else "".join(source)

@@ -1,8 +1,6 @@
-"""Notebooks generated from the chapters' MyST Markdown sources (the only sources; nothing
-generated is committed): nbval runs them; with ``cloud``, the notebooks the site publishes
-for Colab, Binder and download (``book_tools.plain_notebook``, with the set-up cell of
-``book_tools.cloud_cell``), which the publishing workflow pushes to the ``notebooks``
-branch.
+"""Notebooks generated from the chapters' MyST sources (nothing generated is committed): the
+ones nbval runs, and with ``cloud`` the ones the site publishes for Colab, Binder and
+download (``book_tools.plain_notebook``, with ``book_tools.cloud_cell``'s set-up cell).
 
 Usage: python -m book_tools.notebooks OUT_DIR
 """

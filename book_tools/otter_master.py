@@ -27,9 +27,8 @@ v4 = nbformat.v4
 
 
 def answer_name(label: str) -> str:
-    """The variable that holds the answer to exercise ``label`` (``ex-h1-medium`` ->
-    ``answer_h1_medium``): one per exercise, since otter tests read the notebook's final
-    globals."""
+    """``ex-h1-medium`` -> ``answer_h1_medium``: one per exercise (otter's tests read the
+    notebook's final globals)."""
     return "answer_" + re.sub(r"\W", "_", label.removeprefix("ex-"))
 
 

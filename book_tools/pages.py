@@ -1,13 +1,10 @@
-"""The publishing workflow's checks of the GitHub Pages artifact, before it is deployed.
-
-``lay-out`` adds what Pages serves beside the pages: the book's PDF and ``.nojekyll`` (Jekyll
-would drop ``_static/`` and ``_images/``). ``check`` finds, where Pages serves them,
-``index.html`` and the page it leads to, every page of ``_toc.yml``, every chapter's
-notebook, the PDF and every link to a PDF, and ``.nojekyll``. ``guard``, the last step,
-refuses a build that did not use the full GPT-2 small checkpoint as released, whose ledger
-does not hold every claim of ``claims.yml`` verified (or stated with citations), or whose
-site carries the placeholder repository address (``book_tools.address``). Each lists its
-problems and exits 1.
+"""The publishing workflow's checks of the GitHub Pages artifact. ``lay-out`` adds the PDF
+and ``.nojekyll`` (Jekyll would drop ``_static/`` and ``_images/``); ``check`` finds, where
+Pages serves them, ``index.html`` and its target, every page of ``_toc.yml``, every
+chapter's notebook, the PDF and every link to a PDF, and ``.nojekyll``; ``guard``, the last
+step, refuses a build not on the full GPT-2 small checkpoint as released, whose ledger does
+not hold every claim verified (or stated with citations), or whose site carries the
+placeholder address (``book_tools.address``). Each lists its problems and exits 1.
 
 Usage: python -m book_tools.pages {lay-out,check,guard} [--site DIR] [--pdf PDF] [--ledger DIR]
 """

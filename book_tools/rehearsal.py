@@ -1,12 +1,9 @@
-"""Rehearse every chapter on the full-shaped stand-in (``book_tools.standin``), so that the
-branches only the full checkpoint reaches run before they meet real weights.
-
-The chapters are executed as the build executes them (``book_tools.execute``, in a cache of
-their own) with the stand-in's environment and a ledger of their own, never the published
-one. A chapter passes when every cell passes (a claim's check that fails on the stand-in is
-recorded, not raised, and listed), its first output says what the weights are, and its
-ledger records no claim that needs the full checkpoint as "not verified in this build" and
-none as verified on GPT-2.
+"""Every chapter run on the full-shaped stand-in (``book_tools.standin``), so that the branches
+only the full checkpoint reaches run before they meet real weights: executed as the build
+executes them (``book_tools.execute``), in a cache and with a ledger of their own. A chapter
+passes when every cell passes (a check that fails on the stand-in is recorded and listed),
+its first output says what the weights are, and its ledger records no claim that needs the
+full checkpoint as "not verified in this build" and none as verified on GPT-2.
 
 Usage: python -m book_tools.rehearsal [--prepare]   (--prepare: build the stand-in only)
 Exit status 0 when every chapter passes, 1 otherwise, 2 when the stand-in cannot be built.
@@ -14,7 +11,6 @@ Exit status 0 when every chapter passes, 1 otherwise, 2 when the stand-in cannot
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -85,7 +81,7 @@ def judge(sources: list[Path], cache_dir: Path, ledger: Path) -> dict[str, Resul
 
     from attention_book.checkpoint import STANDIN, WEIGHTS_NOTES
     from attention_book.claims import claim_index
-    from attention_book.ledger import FAILED, GPT2_EVIDENCE, NOT_VERIFIED, VERIFIED
+    from attention_book.ledger import FAILED, GPT2_EVIDENCE, NOT_VERIFIED, VERIFIED, read_records
 
     cache, results = get_cache(cache_dir), {src.stem: Result(src.stem) for src in sources}
     for src in sources:
@@ -99,21 +95,19 @@ def judge(sources: list[Path], cache_dir: Path, ledger: Path) -> dict[str, Resul
             result.problems.append("its first output does not say what the weights are "
                                    "(print(load_checkpoint().describe()) first)")
     needs = claim_index()
-    for file in sorted(ledger.glob("*.json")):
-        data = json.loads(file.read_text())
-        result = results.get(Path(data["chapter"]).name)
-        for rec in data["records"] if result is not None else []:
-            claim, status = rec["claim"], rec["status"]
-            if status == FAILED:
-                result.recorded.append(claim)
-            if status == NOT_VERIFIED and needs[claim]["needs"] == "full":
-                result.problems.append(
-                    f"{claim} needs the full checkpoint and was recorded 'not verified in this "
-                    f"build' on a full-shaped one: its full-checkpoint branch did not run "
-                    f"(reason given: {rec['reason'][:160]})")
-            if status == VERIFIED and set(rec["evidence"]) & set(GPT2_EVIDENCE):
-                result.problems.append(f"{claim} was recorded as verified on GPT-2 from the "
-                                       "stand-in")
+    for rec in read_records(ledger).values():
+        if (result := results.get(Path(rec.chapter).name)) is None:
+            continue
+        if rec.status == FAILED:
+            result.recorded.append(rec.claim)
+        if rec.status == NOT_VERIFIED and needs[rec.claim]["needs"] == "full":
+            result.problems.append(
+                f"{rec.claim} needs the full checkpoint and was recorded 'not verified in this "
+                f"build' on a full-shaped one: its full-checkpoint branch did not run "
+                f"(reason given: {rec.reason[:160]})")
+        if rec.status == VERIFIED and set(rec.evidence) & set(GPT2_EVIDENCE):
+            result.problems.append(f"{rec.claim} was recorded as verified on GPT-2 from the "
+                                   "stand-in")
     return results
 
 

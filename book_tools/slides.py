@@ -80,8 +80,7 @@ def exporter() -> SlidesExporter:
 
 
 def copy_scripts(out_dir: Path) -> None:
-    """reveal.js (script, style sheet, the white theme and its fonts) and MathJax's
-    CommonHTML build with its fonts, from node_modules, beside the decks."""
+    """reveal.js (with its theme's fonts) and MathJax (CommonHTML) beside the decks."""
     copies = {REVEAL / "reveal.js": "reveal.js/dist", REVEAL / "reveal.css": "reveal.js/dist",
               REVEAL / "theme" / f"{THEME}.css": "reveal.js/dist/theme",
               REVEAL / "theme" / "fonts" / "source-sans-pro": "reveal.js/dist/theme/fonts",

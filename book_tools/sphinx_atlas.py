@@ -58,18 +58,11 @@ def link_mentions(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     if docname == ATLAS_DOC or app.builder.format != "html":
         return
     uri = app.builder.get_relative_uri(docname, ATLAS_DOC)
+    skipped = {id(t) for n in doctree.findall(lambda n: isinstance(n, SKIP))
+               for t in n.findall(nodes.Text)}
     for text in list(doctree.findall(nodes.Text)):
-        if any(isinstance(p, SKIP) for p in _ancestors(text)):
-            continue
-        if mention_spans(str(text)):
+        if id(text) not in skipped and mention_spans(str(text)):
             text.parent.replace(text, link_text(str(text), uri))
-
-
-def _ancestors(node: nodes.Node):
-    node = node.parent
-    while node is not None:
-        yield node
-        node = node.parent
 
 
 class HeadAtlas(SphinxDirective):

@@ -13,9 +13,8 @@ from sphinx.application import Sphinx
 
 from book_tools.address import repository
 from book_tools.cloud_cell import launch_urls
-from book_tools.notebooks import chapters, generate
+from book_tools.notebooks import REPO, chapters, generate
 
-REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = "notebooks"
 
 

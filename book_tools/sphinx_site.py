@@ -31,15 +31,11 @@ def _key(js) -> tuple:
 
 def dedupe_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
                    doctree) -> None:
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    seen, unique = set(), []
-    for js in scripts:
-        if (key := _key(js)) not in seen:
-            seen.add(key)
-            unique.append(js)
-    context["script_files"] = unique
+    unique: dict[tuple, object] = {}
+    for js in context.get("script_files") or []:
+        unique.setdefault(_key(js), js)  # the first copy
+    if unique:
+        context["script_files"] = list(unique.values())
 
 
 def split_phone_png(png: bytes) -> tuple[bytes, bytes | None]:

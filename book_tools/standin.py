@@ -42,8 +42,7 @@ def synthetic(name: str) -> np.ndarray:
 
 
 def metadata(synthetic_tensors: Mapping[str, np.ndarray]) -> dict[str, str]:
-    """The safetensors metadata of a stand-in whose synthetic tensors are these: what it is,
-    the seed, and each one's sha256 (what the loader recognises it by)."""
+    """What the stand-in is, its seed, and each synthetic tensor's sha256 (for the loader)."""
     record = {name: ck.sha256_f32(t) for name, t in synthetic_tensors.items()}
     return {**ABOUT, ck.STANDIN_KEY: json.dumps(record, sort_keys=True)}
 
@@ -92,12 +91,8 @@ def _official_tensors(src: Path) -> dict[str, np.ndarray]:
 
 
 def build(out: Path | None = None, source: Path | None = None) -> Path:
-    """Write the stand-in folder (model.safetensors + links to the tokenizer files).
-
-    ``source``: a GPT-2 small checkpoint (file or folder; default: the one the book
-    locates). Its tensors other than wte and the MLP weights must be official, bit for bit.
-    An existing stand-in is kept when it is current. Returns the folder.
-    """
+    """The stand-in folder (model.safetensors, links to the tokenizer files), made from
+    ``source`` (default: the checkpoint the book locates), or kept when current."""
     from safetensors.numpy import save_file
 
     out = out or REPO / "_build" / "standin"
