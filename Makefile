@@ -16,7 +16,7 @@ BUILD_LEDGER = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger
 CACHE = _build/.jupyter_cache
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
-        background-rehearsal standin \
+        background-rehearsal standin chapters-and-book \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
         pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
 NOTEBOOKS = _build/notebooks
@@ -39,23 +39,30 @@ book: control
 	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 # make test's phases, in turn; a phase's targets run side by side, since none reads what
-# another writes (make bench times each). First the linters and the rehearsal's stand-in and
-# its controls (a unit test reads the stand-in too). Then every chapter under nbval, the
-# strict build (which executes the chapters again, into its cache) and the unit tests. Then
-# the PDF and the site's checks, whose browsers wait on pages as often as they compute,
-# beside the rehearsal, which runs at a lower priority (nice 10) and takes the cycles they
-# leave. Last, the publishing workflow rehearsed on that site and PDF. Each target's output
-# is printed whole, when it is done.
-TEST_PHASES = workflow-lint,lint,standin chapters,strict-book,unit pdf,site,background-rehearsal \
-              publish-rehearsal
+# another writes (make bench times each; each phase's start is printed). First the linters
+# and the rehearsal's stand-in and its controls (a unit test reads the stand-in too). Then
+# every chapter under nbval followed by the strict build, which renders nbval's executions
+# (its Sphinx build takes one core), beside the unit tests. Then the PDF and the site's
+# checks, whose browsers wait on pages as often as they compute, beside the rehearsal, which
+# runs at a lower priority (nice 10) and takes the cycles they leave. Last, the publishing
+# workflow rehearsed on that site and PDF. Each target's output is printed whole, when it
+# is done.
+TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit \
+              pdf,site,background-rehearsal publish-rehearsal
 test:
-	$(foreach phase,$(TEST_PHASES),$(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
+	$(foreach phase,$(TEST_PHASES),echo "make test: $(phase), from $$(date +%T)" && \
+	  $(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
 comma := ,
 test-phases:
 	@printf '%s\n' $(TEST_PHASES)
 
 background-rehearsal:
 	nice -n 10 $(MAKE) rehearsal
+
+# The strict build renders what nbval executed: it starts when every chapter has passed.
+chapters-and-book:
+	$(MAKE) chapters
+	$(MAKE) strict-book
 
 # The chapters are linted through jupytext's Python view of them. Not enforced there: the
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
