@@ -12,9 +12,11 @@ export OPENBLAS_NUM_THREADS ?= 1
 # Only the book's build writes the claims ledger; a chapter run anywhere else (nbval, a
 # reader's notebook, a homework) keeps it in memory.
 BUILD_LEDGER = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger
+# The build's execution cache (MyST-NB's jupyter-cache): each chapter executed once into it.
+CACHE = _build/.jupyter_cache
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
-        background-rehearsal standin \
+        background-rehearsal standin chapters-and-book \
         bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
         pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
 NOTEBOOKS = _build/notebooks
@@ -29,31 +31,38 @@ $(STAMP): requirements.txt pyproject.toml
 	  'attention_book_checkout.pth').write_text('$(CURDIR)\n')"
 	touch $@
 
-# The chapters execute afresh, two at a time, into the build's cache (outputs depend on the
-# checkpoint, which the cache cannot see); the build renders them from there.
+# The chapters execute afresh, two at a time, into the build's cache (book_tools.execute);
+# the build renders them from there.
 book: control
-	rm -rf _build/.jupyter_cache
+	rm -rf $(CACHE)
 	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
 	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 # make test's phases, in turn; a phase's targets run side by side, since none reads what
-# another writes (make bench times each). First the linters and the rehearsal's stand-in and
-# its controls (a unit test reads the stand-in too). Then every chapter under nbval, the
-# strict build (which executes the chapters again, into its cache) and the unit tests. Then
-# the PDF and the site's checks, whose browsers wait on pages as often as they compute,
-# beside the rehearsal, which runs at a lower priority (nice 10) and takes the cycles they
-# leave. Last, the publishing workflow rehearsed on that site and PDF. Each target's output
-# is printed whole, when it is done.
-TEST_PHASES = workflow-lint,lint,standin chapters,strict-book,unit pdf,site,background-rehearsal \
-              publish-rehearsal
+# another writes (make bench times each; each phase's start is printed). First the linters
+# and the rehearsal's stand-in and its controls (a unit test reads the stand-in too). Then
+# every chapter under nbval followed by the strict build, which renders nbval's executions
+# (its Sphinx build takes one core), beside the unit tests. Then the PDF and the site's
+# checks, whose browsers wait on pages as often as they compute, beside the rehearsal, which
+# runs at a lower priority (nice 10) and takes the cycles they leave. Last, the publishing
+# workflow rehearsed on that site and PDF. Each target's output is printed whole, when it
+# is done.
+TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit \
+              pdf,site,background-rehearsal publish-rehearsal
 test:
-	$(foreach phase,$(TEST_PHASES),$(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
+	$(foreach phase,$(TEST_PHASES),echo "make test: $(phase), from $$(date +%T)" && \
+	  $(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
 comma := ,
 test-phases:
 	@printf '%s\n' $(TEST_PHASES)
 
 background-rehearsal:
 	nice -n 10 $(MAKE) rehearsal
+
+# The strict build renders what nbval executed: it starts when every chapter has passed.
+chapters-and-book:
+	$(MAKE) chapters
+	$(MAKE) strict-book
 
 # The chapters are linted through jupytext's Python view of them. Not enforced there: the
 # notebook idioms (imports mid-file, an expression that displays, zip without strict), and
@@ -82,10 +91,13 @@ notebooks: $(STAMP)
 	$(BIN)/python -m book_tools.notebooks $(NOTEBOOKS) > /dev/null
 
 # Every chapter under nbval, through notebooks generated from the MyST sources; one
-# notebook per worker, two workers.
+# notebook per worker, two workers. Each chapter whose cells all pass goes into the build's
+# cache with its outputs and its ledger file (book_tools.execute): the strict build renders
+# that execution, so nbval runs with the build's ledger.
 chapters: notebooks control
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
-	  -n 2 --dist loadfile $(NOTEBOOKS)
+	rm -rf $(CACHE)
+	$(BUILD_LEDGER) $(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider \
+	  -q -p book_tools.execute --executed-cache $(CACHE) -n 2 --dist loadfile $(NOTEBOOKS)
 
 # The rehearsal's stand-in (book_tools.standin: the real attention tensors with synthetic wte
 # and MLP weights) and its controls, in _build/standin and the user cache; kept when current.
@@ -98,10 +110,12 @@ standin: control
 rehearsal: control
 	$(BIN)/python -m book_tools.rehearsal
 
-# The book built from scratch with warnings as errors: every chapter executed afresh, two at
-# a time, into the build's cache (book_tools.execute), then rendered from it.
+# The book built with warnings as errors. book_tools.execute keeps each chapter that nbval
+# executed while nothing it depends on has changed since (chapter, package, weights,
+# variables), writing back its ledger file, and executes the others, two at a time; the
+# build renders them all from the cache.
 strict-book: control
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger _build/.jupyter_cache
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger
 	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
 	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
@@ -193,11 +207,11 @@ checkpoint: $(STAMP)
 publish-notebooks:
 	.ci/publish-notebooks $(PAGES_SITE)/notebooks "$(NOTEBOOKS_REMOTE)"
 pages-artifact: $(STAMP)
-	$(BIN)/python -m book_tools.pages_artifact lay-out $(PAGES_SITE) --pdf $(PAGES_PDF)
+	$(BIN)/python -m book_tools.pages lay-out --site $(PAGES_SITE) --pdf $(PAGES_PDF)
 pages-check: $(STAMP)
-	$(BIN)/python -m book_tools.pages_artifact check $(PAGES_SITE)
+	$(BIN)/python -m book_tools.pages check --site $(PAGES_SITE)
 deploy-guard: $(STAMP)
-	$(BIN)/python -m book_tools.deploy_guard --ledger $(PAGES_LEDGER) --site $(PAGES_SITE)
+	$(BIN)/python -m book_tools.pages guard --ledger $(PAGES_LEDGER) --site $(PAGES_SITE)
 
 # Every step of pages.yml that is not a GitHub-hosted action, offline, on a copy of the
 # strict build's site (make strict-book, make pdf), pushing to a local bare repository.

@@ -1,16 +1,8 @@
 """The book's repository address, resolved in one place, and the Sphinx extension that puts
-it into the theme.
-
-The publishing workflow builds the book in whichever repository it runs in (a fork
-publishes itself): it sets ``ATTENTION_BOOK_REPOSITORY_URL`` to
-``${{ github.server_url }}/${{ github.repository }}``. Without that variable (a local build)
-the address is ``_config.yml``'s ``repository: url:``. Everything that writes the address
-reads it here: the theme's repository and issue buttons and the footer's licence, erratum
-and citation links (``setup``: Jupyter Book copies the configured address into the theme's
-options and the footer, and each copy becomes the resolved one), every chapter's Colab and
-Binder links (``book_tools.sphinx_launch``) and the published notebooks' set-up cell
-(``book_tools.cloud_cell``).
-"""
+it into the theme. The publishing workflow sets ``ATTENTION_BOOK_REPOSITORY_URL`` to the
+repository it runs in (a fork publishes itself); without it the address is ``_config.yml``'s
+``repository: url:``. The theme's buttons and footer links (``setup``), every chapter's
+Colab and Binder links and the published notebooks' set-up cell read it here."""
 
 from __future__ import annotations
 
@@ -22,7 +14,7 @@ import yaml
 
 REPOSITORY_VAR = "ATTENTION_BOOK_REPOSITORY_URL"
 # What _config.yml holds until the book has its own home; a published build never carries it
-# (book_tools.deploy_guard refuses to deploy a site that does).
+# (make deploy-guard refuses to deploy a site that does).
 PLACEHOLDER = "https://github.com/attention-book/four-matrices"
 CONFIG = Path(__file__).resolve().parent.parent / "_config.yml"
 _ADDRESS = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")

@@ -1,10 +1,6 @@
-"""The head atlas as HTML: Bokeh widgets and figures driven by one CustomJS callback
-(no server: the data travel inside the page), and a static matplotlib overview of all
-144 heads for print.
-
-``interactive_html(atlas)`` returns the (script, div) pair of ``bokeh.embed.components``;
-BokehJS itself is copied into the build by book_tools.sphinx_atlas (never a CDN).
-"""
+"""The head atlas as HTML: Bokeh widgets and figures driven by one CustomJS callback (no
+server: the data travel inside the page; BokehJS is copied into the build by
+``book_tools.sphinx_atlas``), and a static matplotlib overview of all 144 heads for print."""
 
 from __future__ import annotations
 
@@ -32,38 +28,32 @@ def _slim(atlas: dict) -> dict:
 
 def interactive_html(atlas: dict) -> tuple[str, str]:
     """Bokeh (script, div) for the atlas."""
+    from bokeh import models as bm
+    from bokeh.document import Document
     from bokeh.embed import components
+    from bokeh.events import DocumentReady
     from bokeh.layouts import column, row
-    from bokeh.models import (
-        ColumnDataSource,
-        CustomJS,
-        Div,
-        LinearColorMapper,
-        Select,
-        TextInput,
-        Toggle,
-    )
     from bokeh.plotting import figure
 
     names = list(atlas["heads"])
     n_layer = 1 + max(int(n.split(".")[0]) for n in names)
     n_head = 1 + max(int(n.split(".")[1]) for n in names)
-    layer = Select(title="Layer", value="0", options=[str(i) for i in range(n_layer)],
-                   name="atlas-layer", width=90)
-    head = Select(title="Head", value="0", options=[str(i) for i in range(n_head)],
-                  name="atlas-head", width=90)
-    search = TextInput(title="Go to head", placeholder="e.g. 5.5", name="atlas-search",
-                       width=110)
-    pin = Select(title="Pin a second head", value="none", options=["none", *names],
-                 name="atlas-pin", width=120)
-    control = Toggle(label="Show the random-init control", active=False,
-                     name="atlas-control", button_type="default", width=240)
-    numbers = Div(name="atlas-numbers", sizing_mode="stretch_width")
-    roles = Div(name="atlas-roles", sizing_mode="stretch_width")
+    layer = bm.Select(title="Layer", value="0", options=[str(i) for i in range(n_layer)],
+                      name="atlas-layer", width=90)
+    head = bm.Select(title="Head", value="0", options=[str(i) for i in range(n_head)],
+                     name="atlas-head", width=90)
+    search = bm.TextInput(title="Go to head", placeholder="e.g. 5.5", name="atlas-search",
+                          width=110)
+    pin = bm.Select(title="Pin a second head", value="none", options=["none", *names],
+                    name="atlas-pin", width=120)
+    control = bm.Toggle(label="Show the random-init control", active=False,
+                        name="atlas-control", button_type="default", width=240)
+    numbers = bm.Div(name="atlas-numbers", sizing_mode="stretch_width")
+    roles = bm.Div(name="atlas-roles", sizing_mode="stretch_width")
 
     curves, sources = [], {}
     for key, (_, title, y_label) in CURVES.items():
-        src = ColumnDataSource({"x": [], "main": [], "control": [], "pin": []})
+        src = bm.ColumnDataSource({"x": [], "main": [], "control": [], "pin": []})
         fig = figure(title=title, height=230, sizing_mode="stretch_width",
                      toolbar_location=None, x_axis_label="index", y_axis_label=y_label)
         fig.scatter("x", "main", source=src, size=4, color="#1f77b4", legend_label="head")
@@ -77,12 +67,12 @@ def interactive_html(atlas: dict) -> tuple[str, str]:
         curves.append(fig)
 
     T = len(atlas["heads"][names[0]]["attention_pattern"])
-    mapper = LinearColorMapper(palette="Blues256", low=1, high=0)  # dark = more weight
+    mapper = bm.LinearColorMapper(palette="Blues256", low=1, high=0)  # dark = more weight
     grid_y, grid_x = (a.ravel() for a in np.indices((T, T)))  # query row, key row
     patterns, pattern_sources = [], {}
     for key, title in (("main", "Attention pattern"), ("control", "Control's pattern"),
                        ("pin", "Pinned head's pattern")):
-        src = ColumnDataSource({"x": grid_x, "y": grid_y, "w": np.zeros(T * T)})
+        src = bm.ColumnDataSource({"x": grid_x, "y": grid_y, "w": np.zeros(T * T)})
         fig = figure(title=title, height=260, width=260, toolbar_location=None,
                      x_range=(-0.5, T - 0.5), y_range=(T - 0.5, -0.5),
                      x_axis_label="key row", y_axis_label="query row",
@@ -92,7 +82,7 @@ def interactive_html(atlas: dict) -> tuple[str, str]:
         pattern_sources[key] = src
         patterns.append(fig)
 
-    callback = CustomJS(
+    callback = bm.CustomJS(
         args={"heads": _slim(atlas), "layer": layer, "head": head, "search": search,
               "pin": pin, "control": control, "numbers": numbers, "roles": roles,
               "curves": sources, "patterns": pattern_sources, "pattern_figs": patterns,
@@ -103,9 +93,6 @@ def interactive_html(atlas: dict) -> tuple[str, str]:
     for widget, attr in ((layer, "value"), (head, "value"), (search, "value"),
                          (pin, "value"), (control, "active")):
         widget.js_on_change(attr, callback)
-    from bokeh.document import Document
-    from bokeh.events import DocumentReady
-
     # Wrap the controls onto further lines on a narrow (phone) screen.
     controls = row(layer, head, search, pin, control, sizing_mode="stretch_width",
                    styles={"flex-wrap": "wrap"})
@@ -127,9 +114,7 @@ def _grid(heads: dict, n: int, field: str, reduce_, net: str) -> np.ndarray:
 
 
 def overview_png(atlas: dict) -> bytes:
-    """Small multiples of all 144 heads for print: per head (one cell of a 12 x 12 grid)
-    the negative mass share, the antisymmetric share, the bound-breaking share and the
-    median K-V principal angle, GPT-2 beside the control."""
+    """Small multiples of four numbers of all 144 heads for print, beside the control's."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

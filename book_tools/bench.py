@@ -1,15 +1,9 @@
-"""Where the time goes: a benchmark, never a test (it fails only when something it runs
-fails). A time is meaningful as a ratio to the others of the same run: this shared host's
-speed changes from day to day, and nothing here calibrates it.
-
-Writes Markdown tables to _build/bench.md and prints them:
-
-* every chapter in a fresh kernel, one after another, as ``jupytext --execute`` runs it:
-  wall time, peak memory (the largest resident set of the runner and its kernel) and the
-  costliest cells (nbclient's timing of each cell); then the book's costliest cells;
-* with ``--stages``, each stage of ``make test`` run as it runs them (``make test-phases``:
-  the phases in turn, a phase's targets side by side), each target's wall time and peak
-  memory.
+"""Where the time goes, in ``_build/bench.md``: a benchmark, never a test (it fails only when
+something it runs fails). A time means something only beside the others of the same run.
+Every chapter runs in a fresh kernel (``jupytext --execute``), one after another: its wall
+time, peak memory (runner and kernel) and costliest cells (nbclient's timing); then the
+book's costliest cells. With ``--stages``, each stage of ``make test``, as it runs them
+(``make test-phases``): each target's wall time and peak memory.
 
 Usage: python -m book_tools.bench [--stages]
 """

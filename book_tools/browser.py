@@ -1,5 +1,5 @@
-"""Headless Chromium under chromedriver, driven by Selenium: what the site's checks and the
-PDF print with. Debian's ``chromium`` and ``chromium-driver`` (``make system-deps``)."""
+"""Headless Chromium under chromedriver (Selenium), for the site's checks and the PDF:
+Debian's ``chromium`` and ``chromium-driver`` (``make system-deps``)."""
 
 from __future__ import annotations
 

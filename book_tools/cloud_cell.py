@@ -1,10 +1,6 @@
-"""The set-up cell that opens every published notebook (Colab, Binder).
-
-The chapters' sources (``book/*.md``) do not carry it: it is added when the notebooks are
-generated (``book_tools.notebooks --cloud``), from the repository address
-(``book_tools.address.repository``: the publishing workflow's repository, else
-``_config.yml``'s ``repository: url:`` and ``branch:``). Locally the cell does nothing.
-"""
+"""The set-up cell that opens every published notebook (Colab, Binder): added when the
+notebooks are generated, from the repository address (``book_tools.address``); locally it
+does nothing."""
 
 from __future__ import annotations
 
@@ -24,8 +20,7 @@ NOTEBOOKS_BRANCH = "notebooks"  # where the publishing workflow pushes the gener
 
 def site_url(config: Path) -> str:
     """The published site's address, ending in '/': ``html: baseurl:`` of _config.yml when it
-    is set, otherwise the GitHub Pages address of the repository (``repository``: the
-    publishing workflow's, else ``_config.yml``'s)."""
+    is set, otherwise the GitHub Pages address of the repository (``repository``)."""
     html = (yaml.safe_load(config.read_text()) or {}).get("html") or {}
     if html.get("baseurl"):
         return str(html["baseurl"]).rstrip("/") + "/"

@@ -1,13 +1,8 @@
-"""What a course plan reads off the chapters: each chapter's stated times and exercises, and
-the instructor's guide's reading paths with their times added up from them.
-
-A chapter's "In this chapter" block states its time in one line,
-``**Time.** About N minutes to read and run; M more for the exercises.`` (the wording
-around the two numbers varies), and each exercise's title ends in ``(difficulty, K min)``.
-``book/reading_paths.yml`` names, for each path, its sessions, each session's chapters and
-the exercises assigned with each chapter; no time is written there, so a path's time
-changes when a chapter's does.
-"""
+"""What a course plan reads off the chapters: each chapter's times and exercises, and the
+instructor's guide's reading paths (``book/reading_paths.yml``: sessions, their chapters and
+the exercises assigned with each), their times summed from the chapters, never written.
+A chapter states its time in one line, ``**Time.** About N minutes to read and run; M more
+for the exercises.``; each exercise's title ends in ``(difficulty, K min)``."""
 
 from __future__ import annotations
 

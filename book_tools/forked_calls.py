@@ -1,10 +1,6 @@
-"""Calls run each in a fresh forked process, what they print kept in a log file.
-
-``make assignment`` and ``make grade`` run ``otter assign`` and ``otter run`` once per
-notebook, each in a process of its own (otter changes directory, and a notebook's kernel
-inherits the process's environment). Importing otter takes about 2 s: forked from a
-process that imported it once, a call starts without paying that again.
-"""
+"""Calls run each in a fresh forked process, what they print kept in a log file: ``otter
+assign`` and ``otter run`` change directory and hand the environment to a notebook's
+kernel, and a fork of a process that imported otter once skips its 2-s import."""
 
 from __future__ import annotations
 

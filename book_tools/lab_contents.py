@@ -1,24 +1,9 @@
-"""The contents manager of ``make lab``: saving a chapter leaves its header as it was.
-
-JupyterLab sends two pieces of session metadata with every save that no jupytext setting
-keeps out of the file (its default metadata filter keeps out the rest). The running
-kernel's ``kernelspec`` replaces the header's (``display_name: Python 3`` becomes
-``Python 3 (ipykernel)``), and ``language_info`` is read before any filter applies: its
-``pygments_lexer`` is written after every ``{code-cell}`` directive (``{code-cell}
-ipython3``). Here a save of a text notebook keeps the kernelspec of the file on disk (none
-if it has none) and drops ``language_info``; everything else, cells and cell metadata
-included, is saved as JupyterLab sent it. ``make lab`` passes this class to the server.
-
-JupyterLab's MyST renderer resolves neither ``{cite}`` nor a cross-reference to another
-page. So a chapter is opened with each such role of its Markdown cells shown as a link to
-the published site (a citation as "(Author, year)" to the references page), the role kept
-verbatim as the link's title; a save turns every such link back into its role, so the
-file on disk keeps its roles (``roles_as_links`` / ``links_as_roles``). It does not run
-``literalinclude`` either: a chapter is opened with each such listing shown as the code it
-includes (a Python block whose first line names the directive), and a save turns the block
-back into the directive (``listings_as_code`` / ``code_as_listings``), so what ``make lab``
-shows is what the site shows.
-"""
+"""The contents manager of ``make lab``: a chapter opens as a notebook that reads as the site
+does, and saving it leaves its source as it was. A save keeps the header's ``kernelspec`` as
+on disk and drops ``language_info`` (session values no jupytext setting keeps out). As
+JupyterLab's MyST renderer resolves neither citations, references to other pages nor
+``literalinclude``, each such role opens as a link to the published site (the role kept as
+its title) and each listing as the code it includes, and a save turns them back."""
 
 from __future__ import annotations
 
@@ -44,23 +29,16 @@ SHOWN = re.compile(r"^```python\n# listing: \{literalinclude\} (?P<path>\S+)(?P<
 def listings_as_code(text: str, page: Path) -> str:
     """``text`` with each ``literalinclude`` of a Python object shown as that object's code,
     under a first line that names the directive (and its options, in order)."""
-    import ast
+    from book_tools.myst_to_markdown import pyobject
 
     def shown(m: re.Match) -> str:
         options = re.findall(r"^:([\w-]+):\s*(.*)$", m["options"], re.M)
-        name = dict(options).get("pyobject")
-        source = (page.parent / m["path"]).resolve()
-        if name is None or not source.is_file():
+        name, source = dict(options).get("pyobject"), (page.parent / m["path"]).resolve()
+        code = pyobject(source, name) if name and source.is_file() else None
+        if code is None:
             return m.group(0)
-        code = source.read_text()
-        node = next((n for n in ast.walk(ast.parse(code)) if getattr(n, "name", None) == name
-                     and isinstance(n, ast.FunctionDef | ast.ClassDef)), None)
-        if node is None:
-            return m.group(0)
-        lines = code.splitlines()[node.lineno - 1 - len(node.decorator_list):node.end_lineno]
         opts = "".join(f" :{k}: {v}" for k, v in options)
-        return f"```python\n# listing: {{literalinclude}} {m['path']}{opts}\n" + \
-            "\n".join(lines) + "\n```"
+        return f"```python\n# listing: {{literalinclude}} {m['path']}{opts}\n{code}\n```"
 
     return LISTING.sub(shown, text)
 
@@ -103,6 +81,7 @@ def links_as_roles(text: str) -> str:
     """The inverse of ``roles_as_links``: every link it made is its role again."""
     return LINKED.sub(lambda m: m["role"], text)
 
+
 JupytextContentsManager = build_async_jupytext_contents_manager_class(AsyncLargeFileManager)
 
 
@@ -113,7 +92,8 @@ class ChapterContentsManager(JupytextContentsManager):
                   format: str | None = None, **kwargs: Any) -> dict[str, Any]:  # noqa: A002
         model = await super().get(path, content=content, type=type, format=format, **kwargs)
         page = path.strip("/")  # the server asks for "/book/x.md", a caller for "book/x.md"
-        if _is_page(model, page):
+        if model.get("type") == "notebook" and model.get("content") is not None \
+                and page.startswith("book/") and page.endswith(".md"):
             for cell in model["content"].cells:
                 if cell.cell_type == "markdown":
                     cell.source = listings_as_code(roles_as_links(cell.source, REPO / page),
@@ -125,7 +105,8 @@ class ChapterContentsManager(JupytextContentsManager):
             await self._keep_header(model["content"]["metadata"], path)
             for cell in model["content"]["cells"]:
                 if cell["cell_type"] == "markdown":
-                    cell["source"] = code_as_listings(links_as_roles(_text(cell["source"])))
+                    text = "".join(cell["source"])  # (a string, or its lines)
+                    cell["source"] = code_as_listings(links_as_roles(text))
         return await super().save(model, path)
 
     async def _keep_header(self, metadata: dict[str, Any], path: str) -> None:
@@ -138,13 +119,3 @@ class ChapterContentsManager(JupytextContentsManager):
             metadata["kernelspec"] = on_disk["kernelspec"]
         else:
             metadata.pop("kernelspec", None)
-
-
-def _is_page(model: dict[str, Any], path: str) -> bool:
-    """A page of the book opened as a notebook, with its content."""
-    return (model.get("type") == "notebook" and model.get("content") is not None
-            and path.startswith("book/") and path.endswith(".md"))
-
-
-def _text(source: str | list[str]) -> str:
-    return source if isinstance(source, str) else "".join(source)

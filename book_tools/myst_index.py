@@ -1,12 +1,7 @@
-"""What the book's pages define and cite, for rendering MyST outside Sphinx.
-
-``targets`` reads every page of ``book/`` with markdown-it-py (and mdit_py_plugins' MyST
-plugins) and lists each label a cross-reference can point at: ``(label)=`` targets before
-headings, directives with ``:label:`` (propositions, proofs, exercises), labelled display
-equations and named figures; with the page, the anchor the site gives it and the text a
-link to it shows. ``citations`` reads ``references.bib`` with pybtex into author–year
-keys and formatted entries.
-"""
+"""What the book's pages define and cite, for rendering MyST outside Sphinx: every label a
+cross-reference can point at (targets, labelled directives, equations and figures, read
+with markdown-it-py and its MyST plugins) with its page, anchor and link text; each page's
+title; and ``references.bib`` read with pybtex into author–year keys and entries."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
-"""MyST Markdown turned into plain notebook Markdown, for the notebooks read outside the site.
-
-Colab, Binder, a downloaded notebook and plain Jupyter render CommonMark, not MyST. Each
-Markdown cell is parsed with markdown-it-py and mdit_py_plugins' MyST plugins (the same
-syntax the book's configuration enables); every MyST construct becomes plain Markdown:
-
-- propositions, theorems, observations and proofs: labelled, quoted blocks;
-- exercises: headed sections; admonitions: quoted blocks with their title in bold;
-- ``{cite}``: author–year, with the references the notebook cites listed at its end;
-- ``{ref}``, ``{doc}``, ``{eq}``, ``{numref}``, ``{prf:ref}``: links to the published page;
-- ``(label)=`` targets: HTML anchors; ``%`` comments: dropped; labelled equations: ``\\tag``;
-- ``{literalinclude}``: the included code, as a Python block.
-
-A directive or role it has no rule for is an error that names it, never left raw.
-Solutions are removed before (``book_tools.notebooks``): they stay on the site, folded.
+"""MyST Markdown turned into plain notebook Markdown, for the notebooks read outside the site
+(Colab, Binder, a download, plain Jupyter), parsed with markdown-it-py and the MyST plugins
+the book's configuration enables. Propositions and proofs become labelled quoted blocks,
+exercises headed sections, admonitions quoted blocks; ``{cite}`` author–year (the references
+listed at the notebook's end); ``{ref}``, ``{doc}``, ``{eq}``, ``{numref}`` and
+``{prf:ref}`` links to the published page; targets HTML anchors; labelled equations
+``\\tag``; ``{literalinclude}`` the code it includes. A construct with no rule is an error
+that names it, never left raw.
 """
 
 from __future__ import annotations
@@ -56,9 +49,6 @@ def _quote(text: str) -> str:
 
 def _anchor(label: str | None) -> str:
     return f'<a id="{label}"></a>\n' if label else ""
-
-
-# ------------------------------------------------------------------------ roles
 
 
 def _split_target(content: str) -> tuple[str, str]:
@@ -133,21 +123,23 @@ def replace_roles(text: str, roles: list[Token], ctx: Context) -> str:
     return "".join(out) + text[pos:]
 
 
-# ------------------------------------------------------------------- directives
-
-
-def _pyobject(path: Path, name: str) -> str:
-    source = path.read_text()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
-            return ast.get_source_segment(source, node) or ""
-    raise UnconvertedMyST(f"{path} has no function or class {name!r} to include")
+def pyobject(path: Path, name: str) -> str | None:
+    """The source of the function or class ``name`` in ``path``, its decorators included."""
+    code = path.read_text()
+    node = next((n for n in ast.walk(ast.parse(code)) if getattr(n, "name", None) == name
+                 and isinstance(n, ast.FunctionDef | ast.ClassDef)), None)
+    if node is None:
+        return None
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return "\n".join(code.splitlines()[first - 1:node.end_lineno])
 
 
 def _literalinclude(d: Directive, ctx: Context) -> str:
     path = (ctx.source.parent / d.argument).resolve()
-    code = _pyobject(path, d.options["pyobject"]) if "pyobject" in d.options else \
+    code = pyobject(path, d.options["pyobject"]) if "pyobject" in d.options else \
         path.read_text()
+    if code is None:
+        raise UnconvertedMyST(f"{path} has no function or class {d.options['pyobject']!r}")
     return f"```{d.options.get('language', 'python')}\n{code.rstrip()}\n```"
 
 
@@ -174,9 +166,6 @@ def convert_directive(d: Directive, ctx: Context) -> str:
                           "(add one in book_tools.myst_to_markdown)")
 
 
-# ---------------------------------------------------------------------- blocks
-
-
 def _blocks(tokens: list[Token]) -> list[tuple[Token, list[Token]]]:
     """The top-level blocks: each opening token with the tokens inside it."""
     blocks: list[tuple[Token, list[Token]]] = []
@@ -186,10 +175,6 @@ def _blocks(tokens: list[Token]) -> list[tuple[Token, list[Token]]]:
         elif blocks:
             blocks[-1][1].append(t)
     return blocks
-
-
-def _math_block(t: Token) -> str:
-    return f"$$\n{t.content.strip()}\n$$"
 
 
 def convert(text: str, ctx: Context) -> str:

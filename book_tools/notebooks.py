@@ -1,18 +1,12 @@
-"""Notebooks generated from the chapters' MyST Markdown sources (the only sources).
+"""Notebooks generated from the chapters' MyST sources (nothing generated is committed): the
+ones nbval runs, and with ``cloud`` the ones the site publishes for Colab, Binder and
+download (``book_tools.plain_notebook``, with ``book_tools.cloud_cell``'s set-up cell).
 
-The tests run nbval on these notebooks; the site publishes them (with a set-up cell for
-Colab and Binder, ``book_tools.cloud_cell``) in ``notebooks/``, which the publishing
-workflow also pushes to the repository's ``notebooks`` branch for Colab and Binder to open;
-the published ones are in plain notebook Markdown, without the solutions
-(``book_tools.plain_notebook``); the assignments' student notebooks are made the same
-way (``book_tools.otter_master``). Nothing generated is committed.
-
-Usage: python -m book_tools.notebooks OUT_DIR [--cloud] [chapter.md ...]
+Usage: python -m book_tools.notebooks OUT_DIR
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,10 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import nbformat
 
-# jupytext and the notebook writers (about 1 s to import) are imported where a notebook is
-# read or written: most importers only want chapters(), e.g. each step of the publishing
-# workflow that checks the site.
-
+# (jupytext and the notebook writers take about 1 s to import: most importers want only
+# chapters(), e.g. each step of the publishing workflow that checks the site)
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
 BINDER_REQUIREMENTS = """\
@@ -47,9 +39,7 @@ def read(source: Path) -> nbformat.NotebookNode:
 
 def generate(out_dir: Path, sources: list[Path] | None = None,
              cloud: bool = False) -> list[Path]:
-    """Write one .ipynb per chapter into out_dir; return their paths. With ``cloud``, the
-    notebooks to publish: plain Markdown (no MyST), no solutions, the Colab/Binder set-up
-    cell."""
+    """Write one .ipynb per chapter into out_dir; return their paths."""
     import nbformat
 
     from book_tools.cloud_cell import add_cloud_cell, repository
@@ -59,30 +49,18 @@ def generate(out_dir: Path, sources: list[Path] | None = None,
     url, branch = repository(REPO / "_config.yml")
     written = []
     for src in sources or chapters():
+        nb = plain_notebook(src, book_context(src, REPO)) if cloud else read(src)
         if cloud:
-            nb = plain_notebook(src, book_context(src, REPO))
             add_cloud_cell(nb, url, branch)
-        else:
-            nb = read(src)
-        path = out_dir / (src.stem + ".ipynb")
-        nbformat.write(nb, path)
-        written.append(path)
+        written.append(out_dir / (src.stem + ".ipynb"))
+        nbformat.write(nb, written[-1])
     if cloud:
         (out_dir / "requirements.txt").write_text(BINDER_REQUIREMENTS.format(url=url,
                                                                             branch=branch))
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out_dir", type=Path)
-    ap.add_argument("sources", nargs="*", type=Path)
-    ap.add_argument("--cloud", action="store_true", help="add the Colab/Binder set-up cell")
-    args = ap.parse_args(argv)
-    for path in generate(args.out_dir, args.sources or None, cloud=args.cloud):
-        print(path)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) != 2:
+        sys.exit(__doc__.rsplit("\n\n", 1)[-1].strip())
+    generate(Path(sys.argv[1]))

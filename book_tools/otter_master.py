@@ -1,85 +1,62 @@
-"""A chapter as an otter-grader master notebook: its exercises as graded questions.
+"""A chapter as an otter-grader master notebook: each exercise one question, one point.
 
-The chapter's MyST source is cut at its exercises: the text between them becomes plain
-notebook cells (Markdown through ``book_tools.myst_to_markdown``, as for the notebooks
-published for Colab and Binder); each exercise becomes one otter question, worth one point:
-
-- the prompt: the exercise, as a headed Markdown section;
-- the solution block (removed from the student's notebook): the chapter's solution, its
-  prose and its code, the code ending in ``answer_<name> = <what it checked>`` where the
-  chapter ends it with ``exercises.check(label, <what it checked>)``;
-- in the student's notebook, in the solution's place, one answer cell:
-  ``answer_<name> = None`` and the form check ``exercises.check(label, answer_<name>)``;
-- one hidden test, which calls the answer key, ``grading.grade(label, answer_<name>)``;
-  the key is shipped in the autograder zip only (``autograder_files``), the chapter's key
-  module alone (``book_tools.assignment.key_files``).
+The text between exercises becomes plain notebook cells (``book_tools.plain_notebook``).
+A question holds the prompt; the solution block (removed from the student's notebook), its
+code ending in ``answer_<name> = <what it checked>`` where the chapter ends it with
+``exercises.check(label, <what it checked>)``, and in its place for the student
+``answer_<name> = None`` and that form check; and a hidden test that calls the answer key,
+which only the autograder zip ships (``book_tools.assignment.key_files``).
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import jupytext
 import nbformat
 import yaml
 
-from book_tools.myst_to_markdown import Context, convert, reference_list
-from book_tools.solutions import OPENING, find_exercises, find_solutions
+from book_tools.myst_to_markdown import Context, reference_list
+from book_tools.plain_notebook import plain_cells
+from book_tools.solutions import directives, find_exercises, find_solutions
 
 GRADING_FOLDER = "grading"
 v4 = nbformat.v4
 
 
 def answer_name(label: str) -> str:
-    """The variable that holds the answer to exercise ``label`` (``ex-h1-medium`` ->
-    ``answer_h1_medium``): one per exercise, since otter tests read the notebook's final
-    globals."""
+    """``ex-h1-medium`` -> ``answer_h1_medium``: one per exercise (otter's tests read the
+    notebook's final globals)."""
     return "answer_" + re.sub(r"\W", "_", label.removeprefix("ex-"))
 
 
-@dataclass(frozen=True)
-class Piece:
-    kind: str                  # "text", "prompt" or "solution"
-    text: str
-    label: str = ""
-
-
-def cut(text: str, where: str) -> list[Piece]:
-    """The MyST document cut into text, each exercise's prompt and each solution."""
+def cut(text: str, where: str) -> tuple[list[tuple[str, str, str, str]], str]:
+    """The MyST document cut at its exercises: (text before, label, prompt, solution) of
+    each, and the text after the last."""
     lines = text.splitlines(keepends=True)
     solutions = {s.label: s for s in find_solutions(text)}
     pieces, last = [], 0
     for ex in find_exercises(text):
-        sol = solutions.get(ex.label)
-        start = ex.line - 1
+        sol, start = solutions.get(ex.label), ex.line - 1
         if sol is None or sol.start < start:
             raise ValueError(f"{where}:{ex.line}: exercise {ex.label} is not followed by its "
                              "solution (```{solution-start} " + ex.label + "```)")
-        pieces.append(Piece("text", "".join(lines[last:start])))
-        pieces.append(Piece("prompt", "".join(lines[start:sol.start]), ex.label))
-        pieces.append(Piece("solution", sol.text, ex.label))
+        pieces.append(("".join(lines[last:start]), ex.label, "".join(lines[start:sol.start]),
+                       sol.text))
         last = sol.end
-    pieces.append(Piece("text", "".join(lines[last:])))
-    return [p for p in pieces if p.text.strip()]
+    return pieces, "".join(lines[last:])
 
 
 def solution_body(sol_text: str, label: str, where: str) -> str:
     """The MyST between a solution's ``solution-start`` and ``solution-end`` directives."""
-    lines = sol_text.splitlines(keepends=True)
-    first = OPENING.match(lines[0])
-    if first is None or first.group("name") != "solution-start":
+    found = list(directives(sol_text))
+    if found[0][0].name != "solution-start":
         raise ValueError(f"{where}: the solution of {label} is a one-piece {{solution}} "
                          "directive; write it between solution-start and solution-end, with a "
                          f"code cell that ends in exercises.check(\"{label}\", ...)")
-    fence = first.group("fence")
-    close = next(i for i in range(1, len(lines))
-                 if re.fullmatch(rf"{re.escape(fence[0])}{{{len(fence)},}}\s*", lines[i]))
-    end = max(i for i, line in enumerate(lines)
-              if (m := OPENING.match(line)) and m.group("name") == "solution-end")
-    return "".join(lines[close + 1:end])
+    return "".join(sol_text.splitlines(keepends=True)[found[0][2]:found[-1][1]])
 
 
 def answer_cell(label: str, code: list[str], where: str) -> nbformat.NotebookNode:
@@ -122,11 +99,7 @@ def test_cell(label: str) -> nbformat.NotebookNode:
 
 
 def _cells(text: str, ctx: Context) -> list[nbformat.NotebookNode]:
-    cells = jupytext.reads(text, fmt="md:myst").cells
-    for cell in cells:
-        if cell.cell_type == "markdown":
-            cell.source = convert(cell.source, ctx).strip("\n")
-    return [c for c in cells if c.source.strip()]
+    return plain_cells(jupytext.reads(text, fmt="md:myst").cells, ctx)
 
 
 def question(label: str, prompt: str, solution: str, ctx: Context, where: str
@@ -154,15 +127,11 @@ def assignment_config(name: str) -> nbformat.NotebookNode:
 
 def master_notebook(source: Path, ctx: Context) -> nbformat.NotebookNode:
     """The chapter ``source`` as an otter master notebook (one question per exercise)."""
-    text = source.read_text()
+    pieces, rest = cut(source.read_text(), source.name)
     cells = [assignment_config(source.stem)]
-    for piece in cut(text, source.name):
-        if piece.kind == "text":
-            cells += _cells(piece.text, ctx)
-        elif piece.kind == "prompt":
-            prompt = piece.text
-        else:
-            cells += question(piece.label, prompt, piece.text, ctx, source.name)
+    for before, label, prompt, solution in pieces:
+        cells += [*_cells(before, ctx), *question(label, prompt, solution, ctx, source.name)]
+    cells += _cells(rest, ctx)
     if refs := reference_list(ctx):
         cells.append(v4.new_markdown_cell(refs.strip("\n")))
     nb = v4.new_notebook(cells=cells)

@@ -1,18 +1,15 @@
-"""The whole book as one PDF, without LaTeX: the built site's pages, printed by headless
-Chromium in the order of ``_toc.yml`` and joined by ``pdfunite`` (poppler-utils).
+"""The whole book as one PDF, without LaTeX: the built site's pages, in the order of
+``_toc.yml``, each opened from disk in headless Chromium, its images loaded and MathJax
+done, made ready for paper (navigation, set-up cell and launch links removed, folded cells
+and solutions opened, long code lines wrapped), printed by ``Page.printToPDF`` (A4, page
+numbers in the footer), and joined by ``pdfunite``. A page that does not typeset or show an
+image stops the PDF.
 
-Each page is opened from disk, every image loaded and every equation typeset by MathJax,
-then made ready for paper (the site's navigation, the Colab/Binder set-up cell and the
-launch links removed, folded cells and solutions opened, long code lines wrapped) and
-printed with the DevTools ``Page.printToPDF`` command: A4, each page of the site numbered
-in the footer. A page that does not typeset or show an image stops the PDF.
-
-Usage: python -m book_tools.pdf OUT.pdf [--site _build/html]
+Usage: python -m book_tools.pdf OUT.pdf
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import subprocess
 import sys
@@ -20,47 +17,13 @@ import tempfile
 from pathlib import Path
 
 from book_tools.browser import chromium
-from book_tools.pages_artifact import toc_pages
+from book_tools.pages import toc_pages
 
 REPO = Path(__file__).resolve().parent.parent
 MARGIN = 0.55  # inches, every side
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
           '<span class="pageNumber"></span></div>')
-# Runs in the page: wait for its images and MathJax, make it a printed page, report.
-PREPARE_JS = r"""
-const done = arguments[arguments.length - 1];
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-(async () => {
-  for (let t = 0; t < 600 && document.readyState !== 'complete'; t++) await sleep(50);
-  const imgs = Array.from(document.images);
-  imgs.forEach(i => { i.loading = 'eager'; });
-  await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
-    i.addEventListener('load', r); i.addEventListener('error', r); })));
-  const maths = document.querySelectorAll('.math').length;
-  for (let t = 0; maths && t < 600 && !(window.MathJax && MathJax.startup); t++) await sleep(50);
-  if (maths && window.MathJax && MathJax.startup) await MathJax.startup.promise;
-  const problems = [
-    ...(maths && !document.querySelector('mjx-container') ? ['MathJax typeset nothing'] : []),
-    ...Array.from(document.querySelectorAll('.math')).filter(e => !e.querySelector(
-      'mjx-container')).slice(0, 3).map(e => 'not typeset: ' + e.textContent.slice(0, 60)),
-    ...Array.from(document.querySelectorAll('mjx-merror')).map(e => 'MathJax error'),
-    ...imgs.filter(i => !(i.complete && i.naturalWidth > 0))
-      .map(i => 'image did not load: ' + i.getAttribute('src'))];
-  document.querySelectorAll('.tag_cloud-setup, .launch-line, button.toggle-button, '
-    + '.bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .header-article, '
-    + '.prev-next-area, .bd-header, .skip-link, .onlyprint').forEach(e => e.remove());
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
-  document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
-  const style = document.createElement('style');
-  style.textContent = `@page { size: A4; }
-    pre, pre code { white-space: pre-wrap !important; overflow-wrap: anywhere; }
-    figure, img, .proof, .admonition, mjx-container[display="true"] { break-inside: avoid; }
-    h1, h2, h3 { break-after: avoid; }
-    .bd-article-container, .bd-content, .bd-main { max-width: 100% !important; }`;
-  document.head.appendChild(style);
-  done(problems);
-})().catch(e => done(['preparing the page failed: ' + e]));
-"""
+PREPARE_JS = Path(__file__).with_name("pdf_prepare.js")
 
 
 def print_pages(site: Path, pages: list[str], out: Path) -> list[str]:
@@ -70,7 +33,8 @@ def print_pages(site: Path, pages: list[str], out: Path) -> list[str]:
         parts = []
         for i, page in enumerate(pages):
             browser.get((site / f"{page}.html").resolve().as_uri())
-            problems += [f"{page}: {p}" for p in browser.execute_async_script(PREPARE_JS)]
+            problems += [f"{page}: {p}" for p in browser.execute_async_script(
+                PREPARE_JS.read_text())]
             pdf = browser.execute_cdp_cmd("Page.printToPDF", {
                 "paperWidth": 8.27, "paperHeight": 11.69, "scale": 0.85,
                 **{f"margin{side}": MARGIN for side in ("Top", "Bottom", "Left", "Right")},
@@ -84,21 +48,17 @@ def print_pages(site: Path, pages: list[str], out: Path) -> list[str]:
     return problems
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--site", type=Path, default=REPO / "_build" / "html")
-    args = ap.parse_args(argv)
+def main(out: Path, site: Path = REPO / "_build" / "html") -> int:
     pages = toc_pages(REPO / "_toc.yml")
-    if missing := [p for p in pages if not (args.site / f"{p}.html").is_file()]:
-        print(f"{args.site} lacks {missing}: build the book first (make book)", file=sys.stderr)
+    if missing := [p for p in pages if not (site / f"{p}.html").is_file()]:
+        print(f"{site} lacks {missing}: build the book first (make book)", file=sys.stderr)
         return 2
-    problems = print_pages(args.site, pages, args.out)
-    print(f"{args.out}: {len(pages)} pages of the site, {args.out.stat().st_size / 1e6:.1f} MB")
+    problems = print_pages(site, pages, out)
+    print(f"{out}: {len(pages)} pages of the site, {out.stat().st_size / 1e6:.1f} MB")
     for p in problems:
         print("problem:", p, file=sys.stderr)
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(sys.argv[1])) if len(sys.argv) == 2 else __doc__.rsplit("\n\n", 1)[-1])

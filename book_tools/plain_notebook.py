@@ -1,10 +1,6 @@
-"""A chapter as a notebook that reads right outside the site: plain Markdown, no solutions.
-
-The notebooks published for Colab, Binder and download are made here: each solution of the
-chapter's source is replaced by a line that links to it on the site (where it stays,
-folded), every Markdown cell goes through ``book_tools.myst_to_markdown``, and a last cell
-lists the references the chapter cites.
-"""
+"""A chapter as a notebook that reads right outside the site (Colab, Binder, a download):
+each solution replaced by a link to it on the site, where it stays folded; Markdown made
+plain (``book_tools.myst_to_markdown``); the references it cites in a last cell."""
 
 from __future__ import annotations
 
@@ -20,22 +16,14 @@ from book_tools.myst_to_markdown import Context, convert, reference_list
 from book_tools.solutions import find_solutions
 
 
-def solution_link(label: str, url: str) -> str:
-    """What takes a solution's place: a pointer to it on the site."""
-    return (f"*The solution of this exercise is on the book's site, folded under the "
-            f"exercise: [open it]({url}#{label}).*\n")
-
-
 def without_solutions(text: str, page_url: str) -> str:
     """The MyST source with each solution replaced by a link to it on the site."""
     lines = text.splitlines(keepends=True)
-    out, last = [], 0
-    for sol in find_solutions(text):
-        out += lines[last:sol.start]
-        out.append(solution_link(sol.label, page_url))
-        last = sol.end
-    out += lines[last:]
-    return "".join(out)
+    for sol in reversed(find_solutions(text)):
+        lines[sol.start:sol.end] = [
+            "*The solution of this exercise is on the book's site, folded under the "
+            f"exercise: [open it]({page_url}#{sol.label}).*\n"]
+    return "".join(lines)
 
 
 def book_context(source: Path, repo: Path) -> Context:
@@ -47,7 +35,6 @@ def book_context(source: Path, repo: Path) -> Context:
 
 
 def _sources_stamp(repo: Path) -> tuple:
-    """Which versions of the files the book's index is read from (a change makes a new one)."""
     files = [repo / "references.bib", *sorted((repo / "book").glob("*.md"))]
     return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
 
@@ -60,13 +47,20 @@ def _book_index(repo: Path, stamp: tuple) -> tuple:
     return targets(book), page_titles(book), citations(repo / "references.bib")
 
 
-def plain_notebook(source: Path, ctx: Context) -> nbformat.NotebookNode:
-    """The chapter ``source`` as a notebook of plain Markdown and code, without solutions."""
-    text = without_solutions(source.read_text(), ctx.page_url(ctx.page))
-    nb = jupytext.reads(text, fmt="md:myst")
-    for cell in nb.cells:
+def plain_cells(cells: list, ctx: Context) -> list[nbformat.NotebookNode]:
+    """The cells with their Markdown made plain (``book_tools.myst_to_markdown``), empty
+    cells dropped."""
+    for cell in cells:
         if cell.cell_type == "markdown":
             cell.source = convert(cell.source, ctx).strip("\n")
+    return [c for c in cells if c.source.strip()]
+
+
+def plain_notebook(source: Path, ctx: Context) -> nbformat.NotebookNode:
+    """The chapter ``source`` as a notebook of plain Markdown and code, without solutions."""
+    nb = jupytext.reads(without_solutions(source.read_text(), ctx.page_url(ctx.page)),
+                        fmt="md:myst")
+    nb.cells = plain_cells(nb.cells, ctx)
     if refs := reference_list(ctx):
         nb.cells.append(nbformat.v4.new_markdown_cell(refs.strip("\n")))
     return nb

@@ -1,33 +1,21 @@
-"""The publishing workflow, rehearsed offline: every step of ``pages.yml`` that is not a
-GitHub-hosted action, run with the workflow's own command.
+"""The publishing workflow, rehearsed offline: every ``run:`` step of ``pages.yml``, read
+from the workflow in order and run with its own command, on a copy of the strict build's
+site. Three steps reuse what ``make test`` has done (the install, the book: the strict
+build, and the PDF); a local bare repository stands in for the one the notebooks are pushed
+to, a file for ``$GITHUB_OUTPUT``; each GitHub-hosted action is named, not run. The deploy
+guard must refuse this build when it used the offline checkpoint or carries the placeholder
+address: the rehearsal checks that it does, and names what it listed.
 
-The steps are read from the workflow itself, in order. Each ``run:`` step runs here with
-its own command, in the step's place, except three that ``make test`` has already run
-(their output is reused, which keeps the rehearsal to seconds rather than a second book
-build): the install (``make .venv/.installed``, this target's prerequisite), the book
-(``make book``: the site ``make strict-book`` built, the same chapters executed and built
-with ``--warningiserror``) and the PDF (``make pdf``, built and checked by ``make test``).
-The site is copied, so the rehearsal's lay-out does not touch the strict build's.
-
-What stands in for GitHub here: a local bare repository for the repository the notebooks are
-pushed to (no token); a file for ``$GITHUB_OUTPUT``. The GitHub-hosted actions (checkout,
-caches, artifacts, Pages) cannot run offline; each is named. The deploy guard is
-expected to refuse this build when it used the offline checkpoint (the claims that need the
-full one are not verified) or carries the placeholder address (no workflow repository): the
-rehearsal checks that it refuses, and names what it listed.
-
-Usage: python -m book_tools.publish_rehearsal [--site DIR] [--pdf FILE] [--ledger DIR]
+Usage: python -m book_tools.publish_rehearsal
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -52,48 +40,29 @@ class StepFailed(RuntimeError):
     """A step of the workflow failed in the rehearsal."""
 
 
-@dataclass(frozen=True)
-class Step:
-    job: str
-    name: str
-    run: str | None
-    uses: str | None
-
-
-def workflow_steps(workflow: Path) -> list[Step]:
-    """The steps of every job, in the order the jobs depend on each other (as written)."""
-    jobs = yaml.safe_load(workflow.read_text())["jobs"]
-    return [Step(job, s.get("name") or s.get("uses") or s["run"], s.get("run"), s.get("uses"))
-            for job, spec in jobs.items() for s in spec["steps"]]
-
-
-def _run(step: Step, env: dict[str, str]) -> str:
-    command = step.run.replace("make ", f"make -o {STAMP} ", 1) \
-        if step.run.startswith("make ") else step.run
+def _run(command: str, env: dict[str, str]) -> tuple[int, str]:
+    """A step's command as the workflow runs it (the install already done): status, output."""
+    if command.startswith("make "):
+        command = command.replace("make ", f"make -o {STAMP} ", 1)
     done = subprocess.run(["bash", "-eo", "pipefail", "-c", command], cwd=REPO, env=env,
                           capture_output=True, text=True)
-    output = (done.stdout + done.stderr).strip()
-    if done.returncode != 0 and "deploy-guard" not in step.run:
-        raise StepFailed(f"step '{step.name}' ({step.job} job: {step.run.strip()}) failed "
-                         f"with exit status {done.returncode}:\n{output}")
-    return output if "deploy-guard" not in step.run else f"{done.returncode}\n{output}"
+    return done.returncode, (done.stdout + done.stderr).strip()
 
 
-def check_guard(result: str, checkpoint_full: bool, site: Path) -> str:
+def check_guard(status: int, output: str, checkpoint_full: bool, site: Path) -> str:
     """The guard's verdict agrees with what the rehearsal knows of this build."""
-    status, _, output = result.partition("\n")
     expected = [f"{c} " for c in unserved(checkpoint_full)]
     placeholder = any(PLACEHOLDER in p.read_text(errors="replace")
                       for p in site.rglob("*.html"))
     if placeholder:
         expected.append("placeholder address")
-    if status == "0" and expected:
+    if status == 0 and expected:
         raise StepFailed(f"the deploy guard let through a build it must refuse:\n{output}")
     absent = [e.strip() for e in expected if e not in output]
     if absent:
         raise StepFailed("the deploy guard's refusal does not name: " + ", ".join(absent)
                          + f"\n{output}")
-    if status != "0" and not expected:
+    if status != 0 and not expected:
         raise StepFailed(f"the deploy guard refused a publishable build:\n{output}")
     listed = [line.strip() for line in output.splitlines() if line.strip().startswith("- ")]
     return ("refused, as it must for this build (offline checkpoint or placeholder address); "
@@ -124,39 +93,37 @@ def rehearse(site: Path, pdf: Path, ledger: Path, work: Path) -> list[str]:
     env.pop("NOTEBOOKS_PUSH_TOKEN", None)
     full = load_checkpoint().is_full
     report = []
-    for step in workflow_steps(WORKFLOW):
-        head = f"[{step.job}] {step.name}: "
-        if step.uses:
-            report.append(head + f"not run ({step.uses.split('@')[0]}): a GitHub-hosted "
-                          "action, which needs GitHub's services (checkout, caches, artifacts, "
-                          "Pages) or runs in the checkout here")
-        elif step.run.strip() in REUSED:
-            report.append(head + REUSED[step.run.strip()])
-        elif "deploy-guard" in step.run:
-            report.append(head + check_guard(_run(step, env), full, copy))
-        else:
-            output = _run(step, env)
-            if "publish-notebooks" in step.run:
-                output = check_pushed(remote, copy / "notebooks")
-            report.append(head + "ran: " + (output.splitlines() or ["ok"])[-1])
+    for job, spec in yaml.safe_load(WORKFLOW.read_text())["jobs"].items():
+        for step in spec["steps"]:
+            name, run = step.get("name") or step.get("uses"), step.get("run")
+            head = f"[{job}] {name}: "
+            if run is None:
+                report.append(head + f"not run ({step['uses'].split('@')[0]}): a GitHub-hosted "
+                              "action, which needs GitHub's services (checkout, caches, "
+                              "artifacts, Pages) or runs in the checkout here")
+            elif run.strip() in REUSED:
+                report.append(head + REUSED[run.strip()])
+            elif "deploy-guard" in run:
+                report.append(head + check_guard(*_run(run, env), full, copy))
+            elif (ran := _run(run, env))[0] != 0:
+                raise StepFailed(f"step '{name}' ({job} job: {run.strip()}) failed with exit "
+                                 f"status {ran[0]}:\n{ran[1]}")
+            else:
+                output = check_pushed(remote, copy / "notebooks") \
+                    if "publish-notebooks" in run else (ran[1].splitlines() or ["ok"])[-1]
+                report.append(head + "ran: " + output)
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path, default=REPO / "_build" / "html")
-    parser.add_argument("--pdf", type=Path, default=REPO / "_build" / "book.pdf")
-    parser.add_argument("--ledger", type=Path, default=REPO / "_build" / "ledger")
-    args = parser.parse_args(argv)
+def main() -> int:
+    build = REPO / "_build"
     with tempfile.TemporaryDirectory(prefix="publish-rehearsal-") as work:
         try:
-            report = rehearse(args.site.resolve(), args.pdf.resolve(), args.ledger.resolve(),
-                              Path(work))
+            report = rehearse(build / "html", build / "book.pdf", build / "ledger", Path(work))
         except StepFailed as failure:
             print(f"publish rehearsal FAILED: {failure}")
             return 1
-    print("publish rehearsal of .github/workflows/pages.yml: passed\n  "
-          + "\n  ".join(report))
+    print("publish rehearsal of .github/workflows/pages.yml: passed\n  " + "\n  ".join(report))
     return 0
 
 

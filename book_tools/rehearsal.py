@@ -1,27 +1,16 @@
-"""Rehearse every chapter on the full-shaped stand-in, so that the full-checkpoint branches run.
+"""Every chapter run on the full-shaped stand-in (``book_tools.standin``), so that the branches
+only the full checkpoint reaches run before they meet real weights: executed as the build
+executes them (``book_tools.execute``), in a cache and with a ledger of their own. A chapter
+passes when every cell passes (a check that fails on the stand-in is recorded and listed),
+its first output says what the weights are, and its ledger records no claim that needs the
+full checkpoint as "not verified in this build" and none as verified on GPT-2.
 
-On the offline checkpoint (no ``wte``, no MLP weights) the chapters take their "not
-verified in this build" branches, and the code only the full checkpoint reaches never runs.
-The rehearsal runs it on the stand-in of ``book_tools.standin`` (the real attention tensors
-plus seeded synthetic ``wte`` and MLP weights, never GPT-2, in ``_build/standin``): the
-chapters are executed as the build executes them (jupyter-cache, two at a time, in a cache
-of their own), with the stand-in's environment and a ledger of their own
-(``_build/rehearsal/ledger``, never the published one; nothing here is built into pages).
-
-A chapter passes when every cell passes (on the stand-in a claim's check that fails is
-recorded, not raised, and the chapter goes on; the rehearsal lists those claims), its first
-output says what the weights are, and its ledger is right: no claim that needs the full
-checkpoint recorded as "not verified in this build" (its full branch did not run although
-the tensors were there), none recorded as verified on GPT-2.
-
-Usage: python -m book_tools.rehearsal [chapter.md ...] [--out DIR] | --prepare
+Usage: python -m book_tools.rehearsal [--prepare]   (--prepare: build the stand-in only)
 Exit status 0 when every chapter passes, 1 otherwise, 2 when the stand-in cannot be built.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import re
 import subprocess
@@ -92,7 +81,7 @@ def judge(sources: list[Path], cache_dir: Path, ledger: Path) -> dict[str, Resul
 
     from attention_book.checkpoint import STANDIN, WEIGHTS_NOTES
     from attention_book.claims import claim_index
-    from attention_book.ledger import FAILED, GPT2_EVIDENCE, NOT_VERIFIED, VERIFIED
+    from attention_book.ledger import FAILED, GPT2_EVIDENCE, NOT_VERIFIED, VERIFIED, read_records
 
     cache, results = get_cache(cache_dir), {src.stem: Result(src.stem) for src in sources}
     for src in sources:
@@ -106,21 +95,19 @@ def judge(sources: list[Path], cache_dir: Path, ledger: Path) -> dict[str, Resul
             result.problems.append("its first output does not say what the weights are "
                                    "(print(load_checkpoint().describe()) first)")
     needs = claim_index()
-    for file in sorted(ledger.glob("*.json")):
-        data = json.loads(file.read_text())
-        result = results.get(Path(data["chapter"]).name)
-        for rec in data["records"] if result is not None else []:
-            claim, status = rec["claim"], rec["status"]
-            if status == FAILED:
-                result.recorded.append(claim)
-            if status == NOT_VERIFIED and needs[claim]["needs"] == "full":
-                result.problems.append(
-                    f"{claim} needs the full checkpoint and was recorded 'not verified in this "
-                    f"build' on a full-shaped one: its full-checkpoint branch did not run "
-                    f"(reason given: {rec['reason'][:160]})")
-            if status == VERIFIED and set(rec["evidence"]) & set(GPT2_EVIDENCE):
-                result.problems.append(f"{claim} was recorded as verified on GPT-2 from the "
-                                       "stand-in")
+    for rec in read_records(ledger).values():
+        if (result := results.get(Path(rec.chapter).name)) is None:
+            continue
+        if rec.status == FAILED:
+            result.recorded.append(rec.claim)
+        if rec.status == NOT_VERIFIED and needs[rec.claim]["needs"] == "full":
+            result.problems.append(
+                f"{rec.claim} needs the full checkpoint and was recorded 'not verified in this "
+                f"build' on a full-shaped one: its full-checkpoint branch did not run "
+                f"(reason given: {rec.reason[:160]})")
+        if rec.status == VERIFIED and set(rec.evidence) & set(GPT2_EVIDENCE):
+            result.problems.append(f"{rec.claim} was recorded as verified on GPT-2 from the "
+                                   "stand-in")
     return results
 
 
@@ -140,21 +127,14 @@ def rehearse(sources: list[Path], out: Path = OUT) -> dict[str, Result]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sources", nargs="*", type=Path, help="chapters (default: all)")
-    ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--prepare", action="store_true",
-                    help="only build the stand-in and its controls (what a run starts with)")
-    args = ap.parse_args(argv)
-
     from attention_book.checkpoint import CheckpointError
     from book_tools.notebooks import chapters
 
     try:
-        if args.prepare:
+        if "--prepare" in (sys.argv[1:] if argv is None else argv):
             prepare()
             return 0
-        results = rehearse(args.sources or chapters(), args.out)
+        results = rehearse(chapters())
     except CheckpointError as e:
         print(f"rehearsal: the stand-in cannot be built: {e}", file=sys.stderr)
         return 2
@@ -165,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         print("".join(f"       - {p}\n" for p in r.problems), end="")
     failed = sum(not r.ok for r in results.values())
     print(f"rehearsal on the stand-in: {len(results) - failed} passed, {failed} failed "
-          f"(executions and ledger: {args.out})")
+          f"(executions and ledger: {OUT})")
     return 1 if failed else 0
 
 

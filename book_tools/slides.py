@@ -1,18 +1,14 @@
 """A reveal.js slide deck per chapter: nbconvert's slides of the chapter as published for
-Colab (plain Markdown, no solutions: ``book_tools.plain_notebook``) with the outputs of the
-last build (``_build/jupyter_execute``; nothing is executed here).
+Colab (``book_tools.plain_notebook``), with the outputs of the last build
+(``_build/jupyter_execute``; nothing is executed here). Each heading and each figure starts
+a slide; code and the cells hidden on the site are left out; a long slide scrolls.
+reveal.js and MathJax are copied from ``node_modules`` beside the decks (offline).
 
-Each heading starts a slide (``###`` one below its section's), and so does each figure;
-code is left out (the outputs stay), and so are the cells hidden on the site; a long slide
-scrolls. reveal.js and MathJax are copied from ``node_modules`` beside the decks, so the
-folder works offline.
-
-Usage: python -m book_tools.slides OUT_DIR [--executed DIR] [chapter stem ...]
+Usage: python -m book_tools.slides OUT_DIR
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import sys
@@ -84,8 +80,7 @@ def exporter() -> SlidesExporter:
 
 
 def copy_scripts(out_dir: Path) -> None:
-    """reveal.js (script, style sheet, the white theme and its fonts) and MathJax's
-    CommonHTML build with its fonts, from node_modules, beside the decks."""
+    """reveal.js (with its theme's fonts) and MathJax (CommonHTML) beside the decks."""
     copies = {REVEAL / "reveal.js": "reveal.js/dist", REVEAL / "reveal.css": "reveal.js/dist",
               REVEAL / "theme" / f"{THEME}.css": "reveal.js/dist/theme",
               REVEAL / "theme" / "fonts" / "source-sans-pro": "reveal.js/dist/theme/fonts",
@@ -119,20 +114,10 @@ def write_decks(out_dir: Path, executed_dir: Path, stems: list[str] | None = Non
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out_dir", type=Path)
-    ap.add_argument("stems", nargs="*", help="chapter stems, e.g. 01_one_row_three_lenses")
-    ap.add_argument("--executed", type=Path, default=EXECUTED)
-    args = ap.parse_args(argv)
-    try:
-        written = write_decks(args.out_dir, args.executed, args.stems or None)
-    except (FileNotFoundError, ValueError) as e:
-        print(f"make slides: {e}", file=sys.stderr)
-        return 2
-    print(f"{len(written)} decks in {args.out_dir}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) != 2:
+        sys.exit(__doc__.rsplit("\n\n", 1)[-1].strip())
+    try:
+        print(f"{len(write_decks(Path(sys.argv[1]), EXECUTED))} decks in {sys.argv[1]}")
+    except (FileNotFoundError, ValueError) as e:
+        sys.exit(f"make slides: {e}")

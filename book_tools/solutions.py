@@ -1,17 +1,15 @@
-"""Where a chapter's MyST source holds its exercises and their solutions.
-
-A solution is everything from a ```` ```{solution-start} <label> ```` directive to its
-```` ```{solution-end} ```` (or a one-piece ```` ```{solution} ```` directive). The student
-edition and the notebooks published for Colab and Binder remove them; the site keeps them.
-"""
+"""Where a chapter's MyST source holds its exercises and their solutions, read with
+markdown-it (``book_tools.myst_index``). A solution runs from a ``{solution-start} <label>``
+directive to its ``{solution-end}``, or is one ``{solution}`` directive."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-# The opening line of a directive: its fence (``` or :::, three or more) and its name.
-OPENING = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<argument>.*?)\s*$")
+from book_tools.myst_index import Directive, directive, parser
+
 EXERCISE_TITLE = re.compile(
     r"^(?P<title>.*\S)\s+\((?P<difficulty>warm-up|standard|challenging),\s*"
     r"(?P<minutes>\d+)\s*min\)$")
@@ -29,71 +27,37 @@ class Solution:
 class ExerciseInfo:
     label: str
     title: str       # as written after {exercise}, e.g. "Layer 5 by hand (warm-up, 10 min)"
-    line: int
+    line: int        # from 1
 
 
-def _closing(lines: list[str], start: int, fence: str) -> int:
-    """Index of the line that closes the directive opened at ``start`` with ``fence``: the
-    first later line made only of the fence's character, at least as many of them."""
-    char, width = fence[0], len(fence)
-    close = re.compile(rf"^{re.escape(char)}{{{width},}}\s*$")
-    for i in range(start + 1, len(lines)):
-        if close.match(lines[i]):
-            return i
-    raise ValueError(f"line {start + 1}: the directive opened with {fence} is never closed")
-
-
-def _options(lines: list[str], start: int, stop: int) -> dict[str, str]:
-    """The ``:key: value`` options at the top of a directive's body."""
-    out = {}
-    for line in lines[start + 1:stop]:
-        m = re.match(r"^:([\w-]+):\s*(.*?)\s*$", line)
-        if not m:
-            break
-        out[m.group(1)] = m.group(2)
-    return out
+def directives(text: str) -> Iterator[tuple[Directive, int, int]]:
+    """Each top-level directive, with its first line (0-based) and one past its last."""
+    for token in parser().parse(text):
+        if token.level == 0 and (d := directive(token)) is not None:
+            yield d, *token.map
 
 
 def find_solutions(text: str) -> list[Solution]:
     """Every solution of a MyST document, gated or in one piece, in order."""
-    lines = text.splitlines(keepends=True)
-    found, i = [], 0
-    while i < len(lines):
-        m = OPENING.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        name, fence = m.group("name"), m.group("fence")
-        if name == "solution":
-            end = _closing(lines, i, fence) + 1
-        elif name == "solution-start":
-            j = _closing(lines, i, fence) + 1
-            while j < len(lines) and not ((e := OPENING.match(lines[j]))
-                                          and e.group("name") == "solution-end"):
-                if (e := OPENING.match(lines[j])) and e.group("name") == "solution-start":
-                    raise ValueError(f"line {j + 1}: solution-start inside the solution "
-                                     f"opened on line {i + 1}")
-                j += 1
-            if j == len(lines):
-                raise ValueError(f"line {i + 1}: solution-start without a solution-end")
-            end = _closing(lines, j, OPENING.match(lines[j]).group("fence")) + 1
-        elif name == "solution-end":
-            raise ValueError(f"line {i + 1}: solution-end without a solution-start")
-        else:
-            i += 1
-            continue
-        found.append(Solution(m.group("argument"), i, end, "".join(lines[i:end])))
-        i = end
+    lines, found, opened = text.splitlines(keepends=True), [], None
+    for d, start, end in directives(text):
+        if d.name == "solution-start" and opened is not None:
+            raise ValueError(f"line {start + 1}: solution-start inside the solution opened "
+                             f"on line {opened[1] + 1}")
+        if d.name == "solution-end" and opened is None:
+            raise ValueError(f"line {start + 1}: solution-end without a solution-start")
+        if d.name == "solution-start":
+            opened = (d.argument, start)
+        elif d.name == "solution-end" or (d.name == "solution" and opened is None):
+            label, first = opened or (d.argument, start)
+            found.append(Solution(label, first, end, "".join(lines[first:end])))
+            opened = None
+    if opened is not None:
+        raise ValueError(f"line {opened[1] + 1}: solution-start without a solution-end")
     return found
 
 
 def find_exercises(text: str) -> list[ExerciseInfo]:
     """Every ``{exercise}`` (or ``{exercise-start}``) of a MyST document: label and title."""
-    lines = text.splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        m = OPENING.match(line)
-        if m and m.group("name") in ("exercise", "exercise-start"):
-            opts = _options(lines, i, len(lines))
-            out.append(ExerciseInfo(opts.get("label", ""), m.group("argument"), i + 1))
-    return out
+    return [ExerciseInfo(d.options.get("label", ""), d.argument, start + 1)
+            for d, start, _ in directives(text) if d.name in ("exercise", "exercise-start")]

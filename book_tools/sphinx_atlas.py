@@ -1,14 +1,9 @@
-"""Sphinx extension for the head atlas (book/atlas.md).
-
-- The ``head-atlas`` directive computes the atlas from the weights (book_tools.atlas),
-  and places the Bokeh widgets and figures (book_tools.atlas_page) and, for print, the
-  static small-multiples overview. The page is read again at every build: what it is
-  computed from (the weights, the control, the code) is nothing Sphinx sees.
-- On build-finished, ``heads.json`` is written beside the page and BokehJS is copied into
-  ``_static/atlas`` (nothing from a CDN); the atlas page loads it.
-- Every other page's text mentions of heads ("head 5.5", "heads 0.1, 0.10 and 3.0")
-  become links to ``atlas.html#head-L.H``, which selects that head on load.
-"""
+"""Sphinx extension for the head atlas (book/atlas.md): the ``head-atlas`` directive places
+the atlas computed from the weights (``attention_book.head_atlas``) as Bokeh widgets and,
+for print, a static overview (``book_tools.atlas_page``), read again at every build (Sphinx
+sees none of what it is computed from). ``heads.json`` is written beside the page and BokehJS
+copied into ``_static/atlas`` (no CDN); every other page's mentions of heads ("head 5.5",
+"heads 0.1, 0.10 and 3.0") link to ``atlas.html#head-L.H``."""
 
 from __future__ import annotations
 
@@ -63,26 +58,19 @@ def link_mentions(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     if docname == ATLAS_DOC or app.builder.format != "html":
         return
     uri = app.builder.get_relative_uri(docname, ATLAS_DOC)
+    skipped = {id(t) for n in doctree.findall(lambda n: isinstance(n, SKIP))
+               for t in n.findall(nodes.Text)}
     for text in list(doctree.findall(nodes.Text)):
-        if any(isinstance(p, SKIP) for p in _ancestors(text)):
-            continue
-        if mention_spans(str(text)):
+        if id(text) not in skipped and mention_spans(str(text)):
             text.parent.replace(text, link_text(str(text), uri))
-
-
-def _ancestors(node: nodes.Node):
-    node = node.parent
-    while node is not None:
-        yield node
-        node = node.parent
 
 
 class HeadAtlas(SphinxDirective):
     """The interactive atlas, and its print overview."""
 
     def run(self) -> list[nodes.Node]:
-        from .atlas import compute_atlas
-        from .atlas_page import interactive_html, overview_png
+        from attention_book.head_atlas import compute_atlas
+        from book_tools.atlas_page import interactive_html, overview_png
 
         atlas = compute_atlas()
         self.env.atlas_json = json.dumps(atlas, ensure_ascii=False)

@@ -1,14 +1,8 @@
-"""Sphinx extension: each chapter's "run it" links, and the notebooks they open.
-
-The chapters' sources are MyST Markdown, which Colab cannot open, so the theme's launch
-buttons (made from the source path) are not used. Instead the build writes the generated
-notebooks into the site's ``notebooks/`` folder (``book_tools.notebooks``, with the
-Colab/Binder set-up cell), and every chapter page gets one line under its title: open in
-Colab, open in Binder (both from the repository's ``notebooks`` branch, to which the
-publishing workflow pushes that folder), or download the notebook. The repository is
-``book_tools.address.repository``'s: the one the publishing workflow runs in, else
-``_config.yml``'s.
-"""
+"""Sphinx extension: each chapter's "run it" line under its title (open in Colab, in Binder,
+or download the notebook), and the notebooks it opens, written into the site's
+``notebooks/`` folder (``book_tools.notebooks``, with the set-up cell), which the publishing
+workflow pushes to the ``notebooks`` branch. Colab cannot open the MyST sources, so the
+theme's launch buttons are not used."""
 
 from __future__ import annotations
 
@@ -19,9 +13,8 @@ from sphinx.application import Sphinx
 
 from book_tools.address import repository
 from book_tools.cloud_cell import launch_urls
-from book_tools.notebooks import chapters, generate
+from book_tools.notebooks import REPO, chapters, generate
 
-REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = "notebooks"
 
 

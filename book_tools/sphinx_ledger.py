@@ -1,18 +1,13 @@
-"""Sphinx extension: the ``claims-ledger`` directive renders every claim with its status,
-then every check with its kind, threshold and reach, GPT-2's value on each input set, each
-control's value and the margin; the ``derivations-table`` directive lists every derivation
-as recorded from what SymPy did (the sizes left symbolic, the steps SymPy performed, what
-it confirmed, and whether it is genuine, partial (with the cited theorem) or decorative).
-
-Chapters write their records while the build executes them (reading phase); the table
-is filled in when the ledger page is resolved (writing phase), so it always shows this
-build's outcome. A claim recorded under a chapter without its ``(claim-xx)=`` target
-is a warning, and so a build error under ``-W``.
-"""
+"""Sphinx extension: the ``claims-ledger`` directive renders every claim with its status and
+every check with its values on GPT-2, its controls and its counterfactuals; the
+``derivations-table`` directive every derivation as recorded from what SymPy did. Both are
+filled when the page is written, from this build's ledger. A claim recorded under a
+chapter without its ``(claim-xx)=`` target is a warning, a build error under ``-W``."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 from docutils import nodes
@@ -22,12 +17,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from attention_book.claims import claim_index
 from attention_book.derivation import DECORATIVE, GENUINE, PARTIAL
-from attention_book.ledger import (
-    SLUGS,
-    STATUSES,
-    read_derivations,
-    read_records,
-)
+from attention_book.ledger import SLUGS, STATUSES, read_derivations, read_records
 from attention_book.verdict_view import table as verdict_table
 from attention_book.verify import Verdict
 from book_tools.myst_index import citations
@@ -124,10 +114,7 @@ def _cells(app: Sphinx, fromdoc: str, claim: str, title: str, rec) -> list[nodes
 def _kind_counts(rec) -> str:
     if not rec.checks:
         return "no GPT-2 check (" + ", ".join(rec.evidence) + ")"
-    kinds: dict[str, int] = {}
-    for c in rec.checks:
-        kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
-    return "; ".join(f"{n} {k}" for k, n in kinds.items())
+    return "; ".join(f"{n} {k}" for k, n in Counter(c["kind"] for c in rec.checks).items())
 
 
 def _check_tables(records: dict) -> list[nodes.Node]:
@@ -169,19 +156,18 @@ def _derivation_cells(app: Sphinx, fromdoc: str, d: dict, bib: dict) -> list[nod
         status += [nodes.Text(": rests on "),
                    *_with_citations(app, fromdoc, f"{d['theorem']} {{cite}}`{d['cite']}`", bib)]
     steps = "; ".join(f"{s['name']} ({s['operation']})" for s in d["steps"] if s["changed"])
-    confirmed = nodes.paragraph()
-    for i, tex in enumerate(d["conclusions"]):
-        if i:
-            confirmed += nodes.Text("; ")
-        confirmed += nodes.math(tex, tex)
-    sizes = nodes.paragraph()
-    for i, name in enumerate(d["sizes"]):  # SymPy symbol names, often LaTeX
-        if i:
-            sizes += nodes.Text(", ")
-        sizes += nodes.math(name, name)
     return [_chapter_link(app, fromdoc, d["claim"], d["chapter"], text=d["claim"]),
-            sizes if d["sizes"] else nodes.Text("none"), nodes.Text(steps or "none"),
-            confirmed, status]
+            _maths(d["sizes"], ", ") if d["sizes"] else nodes.Text("none"),
+            nodes.Text(steps or "none"), _maths(d["conclusions"], "; "), status]
+
+
+def _maths(texts: list[str], sep: str) -> nodes.paragraph:
+    """LaTeX texts (SymPy's) as maths in one paragraph."""
+    out = nodes.paragraph()
+    for i, tex in enumerate(texts):
+        out += [nodes.Text(sep)] if i else []
+        out += nodes.math(tex, tex)
+    return out
 
 
 def _derivations(app: Sphinx, docname: str) -> list[nodes.Node]:

@@ -1,23 +1,18 @@
-"""Sphinx extension: the instructor's guide's tables of reading paths, built from sources.
+"""Sphinx extension: the instructor's guide's tables of reading paths (``book_tools.course``).
 
-``{reading-paths}`` renders one row per path of ``book/reading_paths.yml`` (its sessions,
-chapters and exercises, and its times); ``{reading-path} ID`` renders one path chapter by
-chapter, with the exercises assigned and a total row. Every time in them is a sum of the
-chapters' ``**Time.**`` lines and the exercises' titled minutes (``book_tools.course``);
-the page is read again whenever one of those files changes. Each table is written as a
-MyST ``list-table`` and parsed as the page's own Markdown (chapter titles keep their
-mathematics, exercises are ``{ref}`` links).
-"""
+``{reading-paths}`` renders one row per path of ``book/reading_paths.yml``; ``{reading-path}
+ID`` one path, chapter by chapter, with a total row. Each table is a MyST ``list-table``
+parsed as the page's own Markdown, read again whenever a file it sums changes."""
 
 from __future__ import annotations
-
-import re
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from book_tools.course import PATHS_FILE, ReadingPath, hours, reading_paths
+from book_tools.myst_index import page_titles
+from book_tools.notebooks import BOOK
 
 SUMMARY = ("Path", "Sessions", "Chapters", "Exercises", "Reading and running",
            "Exercises' time", "Total")
@@ -42,14 +37,13 @@ def summary_rows(paths: list[ReadingPath]) -> list[list[str]]:
 
 
 def detail_rows(path: ReadingPath) -> list[list[str]]:
-    rows, last = [list(DETAIL)], None
+    rows, last, titles = [list(DETAIL)], None, page_titles(BOOK)
     for a in path.assignments:
-        title = re.search(r"^# (.+)$", a.chapter.source.read_text(), re.MULTILINE)
         exercises = "\n".join(f"- {{ref}}`{ex.title} <{ex.label}>` ({ex.difficulty}, "
                               f"{ex.minutes} min)" for ex in a.exercises) or "none"
         rows.append(["" if a.session == last else a.session,
-                     f"[{title[1] if title else a.chapter.source.stem}]"
-                     f"({a.chapter.source.name})", f"{a.reading} min", exercises,
+                     f"[{titles[a.chapter.source.stem]}]({a.chapter.source.name})",
+                     f"{a.reading} min", exercises,
                      f"{a.exercise_minutes} min"])
         last = a.session
     return rows + [["**Total**", "", f"**{hours(path.reading)}**", "",

@@ -1,18 +1,10 @@
-r"""Sphinx extension: small fixes of the rendered pages that the site checks asked for.
+"""Sphinx extension: fixes of the rendered pages that the site checks asked for.
 
-MathJax is loaded on every page, not only on pages with math in their body: chapter
-titles with math (``# Why not just $XX^\top$``) appear in the navigation of every page,
-and without MathJax they show as raw ``\(XX^\top\)`` there.
-
-Inline scripts registered after the HTML builder started (sphinx-thebe's configuration,
-sphinx-togglebutton's selector) reach every page twice under Sphinx 7.4, once through the
-registry (file name '') and once directly (file name None). The second copy of
-``const THEBE_JS_URL = ...`` is a JavaScript error on every page ("Identifier has already
-been declared"). Each page keeps the first copy of every script here.
-
-Figures come with a drawing for phones inside their PNG (``attention_book.plotting``):
-when the build is done, each is taken out into ``<name>.phone.png`` beside the figure,
-and every page serves it to windows narrower than 600 px through ``<picture>``.
+MathJax on every page (chapter titles with math show in every page's navigation). Each
+page keeps one copy of each script: Sphinx 7.4 gives inline scripts registered late
+(sphinx-thebe's ``const THEBE_JS_URL``) twice, a JavaScript error on every page. The phone
+drawing inside each figure's PNG (``attention_book.plotting``) is taken out into
+``<name>.phone.png`` and served through ``<picture>`` to windows narrower than 600 px.
 """
 
 from __future__ import annotations
@@ -39,15 +31,11 @@ def _key(js) -> tuple:
 
 def dedupe_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
                    doctree) -> None:
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    seen, unique = set(), []
-    for js in scripts:
-        if (key := _key(js)) not in seen:
-            seen.add(key)
-            unique.append(js)
-    context["script_files"] = unique
+    unique: dict[tuple, object] = {}
+    for js in context.get("script_files") or []:
+        unique.setdefault(_key(js), js)  # the first copy
+    if unique:
+        context["script_files"] = list(unique.values())
 
 
 def split_phone_png(png: bytes) -> tuple[bytes, bytes | None]:

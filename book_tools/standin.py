@@ -1,21 +1,12 @@
 """The rehearsal stand-in: a full-shaped checkpoint that is never GPT-2.
 
-The offline checkpoint lacks GPT-2 small's token embeddings (``wte``) and its 24 MLP
-weight matrices, so the chapters' full-checkpoint branches (real tokens through the whole
-model: L4, Q6, I2, M1, M2, S4 and V3 on token rows) cannot run on it. The stand-in lets
-them run: the 123 real attention, LayerNorm and position tensors, bit for bit, plus
-*synthetic* ``wte`` and MLP weights drawn here from a fixed seed at GPT-2's
-initialisation scale (normal, std 0.02; the MLP's output projection 0.02 / sqrt(24), as
-GPT-2 scales residual projections), so that a forward pass stays numerically sane.
-
-The file records the sha256 of each synthetic tensor in its safetensors metadata (under
-``attention_book.checkpoint.STANDIN_KEY``). The loader recognises a synthetic tensor only
-when it matches that record, and only for ``wte`` and the MLP weights; every other tensor
-must be official, bit for bit. It marks such a checkpoint ``STANDIN``, refuses it outside a
-rehearsal (``ATTENTION_BOOK_REHEARSAL=1``), and every page and ledger entry written on it
-says it is not GPT-2. The loader never imports this module. ``book_tools.rehearsal``
-builds the stand-in under ``_build/standin`` (git-ignored) with symbolic links to the
-real folder's tokenizer files, and runs every chapter on it.
+The offline checkpoint lacks ``wte`` and the MLP weights, so the chapters' full-checkpoint
+branches cannot run on it. The stand-in has the real attention, LayerNorm and position
+tensors, bit for bit, and *synthetic* ``wte`` and MLP weights drawn from a fixed seed at
+GPT-2's initialisation scale, each one's sha256 recorded in the safetensors metadata
+(``attention_book.checkpoint.STANDIN_KEY``). The loader accepts a synthetic tensor only as
+recorded and only there, refuses the stand-in outside a rehearsal, and says on every page
+and ledger entry that it is not GPT-2; it never imports this module.
 """
 
 from __future__ import annotations
@@ -51,8 +42,7 @@ def synthetic(name: str) -> np.ndarray:
 
 
 def metadata(synthetic_tensors: Mapping[str, np.ndarray]) -> dict[str, str]:
-    """The safetensors metadata of a stand-in whose synthetic tensors are these: what it is,
-    the seed, and each one's sha256 (what the loader recognises it by)."""
+    """What the stand-in is, its seed, and each synthetic tensor's sha256 (for the loader)."""
     record = {name: ck.sha256_f32(t) for name, t in synthetic_tensors.items()}
     return {**ABOUT, ck.STANDIN_KEY: json.dumps(record, sort_keys=True)}
 
@@ -101,12 +91,8 @@ def _official_tensors(src: Path) -> dict[str, np.ndarray]:
 
 
 def build(out: Path | None = None, source: Path | None = None) -> Path:
-    """Write the stand-in folder (model.safetensors + links to the tokenizer files).
-
-    ``source``: a GPT-2 small checkpoint (file or folder; default: the one the book
-    locates). Its tensors other than wte and the MLP weights must be official, bit for bit.
-    An existing stand-in is kept when it is current. Returns the folder.
-    """
+    """The stand-in folder (model.safetensors, links to the tokenizer files), made from
+    ``source`` (default: the checkpoint the book locates), or kept when current."""
     from safetensors.numpy import save_file
 
     out = out or REPO / "_build" / "standin"

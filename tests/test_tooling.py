@@ -1,5 +1,5 @@
 """Tooling that no other test reaches whole: the index of the book's labels and references,
-the bench's measures, the execution cache, the PDF's printer, and forked calls."""
+the bench's measures, the PDF's printer, and forked calls."""
 
 from __future__ import annotations
 
@@ -16,15 +16,7 @@ import pytest
 
 from attention_book.claims import claim_index
 from book_tools import bench, browser, forked_calls, myst_index
-from book_tools.execute import execute
 from book_tools.notebooks import BOOK, REPO
-
-HEADER = """---
-jupytext:
-  text_representation: {extension: .md, format_name: myst}
-kernelspec: {display_name: Python 3, language: python, name: python3}
----
-"""
 
 
 def test_every_claim_of_the_index_is_a_label_of_its_page_with_its_heading():
@@ -63,22 +55,7 @@ def test_the_bench_times_a_process_with_its_peak_memory_and_each_cells_time():
     assert bench.cell_seconds(nb) == [(2, 1.5, "# how")]
     phases = subprocess.run(["make", "-s", "--no-print-directory", "test-phases"], cwd=REPO,
                             capture_output=True, text=True, check=True).stdout.split()
-    assert "chapters,strict-book,unit" in phases and phases[-1] == "publish-rehearsal"
-
-
-@pytest.mark.slow
-def test_chapters_are_executed_into_the_cache_and_a_failing_one_is_named(tmp_path):
-    from jupyter_cache import get_cache
-
-    good, bad = tmp_path / "good.md", tmp_path / "bad.md"
-    good.write_text(HEADER + "\n# Good\n\n```{code-cell}\nprint(6 * 7)\n```\n")
-    bad.write_text(HEADER + "\n# Bad\n\n```{code-cell}\n1 / 0\n```\n")
-    failed = execute(tmp_path / "cache", [good, bad])
-    assert [Path(uri).name for uri in failed] == ["bad.md"]
-    cache = get_cache(tmp_path / "cache")
-    assert "ZeroDivisionError" in cache.get_project_record(str(bad)).traceback
-    _, ran = cache.merge_match_into_notebook(cache.get_project_notebook(str(good)).nb)
-    assert ran.cells[-1].outputs[0]["text"] == "42\n"
+    assert "chapters-and-book,unit" in phases and phases[-1] == "publish-rehearsal"
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ import yaml
 from attention_book.checkpoint import HUB_REVISION, load_checkpoint
 from attention_book.claims import claim_index, unserved
 from attention_book.ledger import NOT_VERIFIED, VERIFIED
-from book_tools import deploy_guard, pages_artifact, publish_rehearsal
+from book_tools import pages, publish_rehearsal
 from book_tools.address import PLACEHOLDER
 from book_tools.notebooks import chapters
 
@@ -110,29 +110,29 @@ def write_ledger(folder: Path, statuses: dict[str, str]) -> Path:
 
 def test_deploy_guard_passes_a_full_verified_ledger_and_lists_what_was_not(tmp_path):
     claims = list(claim_index())
-    full = deploy_guard.ledger_records(write_ledger(tmp_path / "a", dict.fromkeys(
+    full = pages.ledger_records(write_ledger(tmp_path / "a", dict.fromkeys(
         claims, VERIFIED)))
-    assert deploy_guard.ledger_problems(full, claims) == []
+    assert pages.ledger_problems(full, claims) == []
     offline = {c: NOT_VERIFIED if c in unserved(False) else VERIFIED for c in claims}
     del offline[claims[0]]
-    problems = deploy_guard.ledger_problems(
-        deploy_guard.ledger_records(write_ledger(tmp_path / "b", offline)), claims)
+    problems = pages.ledger_problems(
+        pages.ledger_records(write_ledger(tmp_path / "b", offline)), claims)
     assert problems[0] == f"{claims[0]}: not recorded by any chapter"
     assert [p.split(" ")[0] for p in problems[1:]] == [c for c in unserved(False)
                                                         if c != claims[0]]
     assert all(f"{NOT_VERIFIED} (needs wte)" in p for p in problems[1:])
     with pytest.raises(FileNotFoundError, match="no ledger"):
-        deploy_guard.ledger_records(tmp_path / "empty")
+        pages.ledger_records(tmp_path / "empty")
 
 
 def test_deploy_guard_refuses_a_partial_checkpoint_and_the_placeholder(tmp_path):
-    assert deploy_guard.checkpoint_problems(True, "", []) == []
-    assert "missing: wte.weight" in deploy_guard.checkpoint_problems(False, "", ["wte.weight"])[0]
-    assert deploy_guard.checkpoint_problems(True, "stand-in weights", [])
+    assert pages.checkpoint_problems(True, "", []) == []
+    assert "missing: wte.weight" in pages.checkpoint_problems(False, "", ["wte.weight"])[0]
+    assert pages.checkpoint_problems(True, "stand-in weights", [])
     (tmp_path / "book").mkdir(parents=True)
     (tmp_path / "index.html").write_text("<p>home</p>")
     (tmp_path / "book" / "a.html").write_text(f'<a href="{PLACEHOLDER}/issues">x</a>')
-    assert deploy_guard.placeholder_problems(tmp_path) == [
+    assert pages.placeholder_problems(tmp_path) == [
         f"book/a.html carries the placeholder address {PLACEHOLDER}"]
 
 
@@ -141,7 +141,7 @@ def test_deploy_guard_refuses_a_partial_checkpoint_and_the_placeholder(tmp_path)
 def fake_site(root: Path) -> Path:
     """A built site reduced to what Pages serves: the pages of _toc.yml, the notebooks."""
     site = root / "html"
-    for doc in pages_artifact.toc_pages(REPO / "_toc.yml"):
+    for doc in pages.toc_pages(REPO / "_toc.yml"):
         (site / f"{doc}.html").parent.mkdir(parents=True, exist_ok=True)
         (site / f"{doc}.html").write_text(f"<html><body>{doc}</body></html>")
     (site / "index.html").write_text(
@@ -157,12 +157,12 @@ def test_pages_check_names_a_missing_nojekyll_chapter_and_pdf_link(tmp_path):
     names = [p.stem + ".ipynb" for p in chapters()]
     pdf = tmp_path / "book.pdf"
     pdf.write_bytes(b"%PDF-1.4\n")
-    pages_artifact.lay_out(site, pdf)
-    assert pages_artifact.check(site, REPO / "_toc.yml", names) == []
+    pages.lay_out(site, pdf)
+    assert pages.check(site, REPO / "_toc.yml", names) == []
     (site / ".nojekyll").unlink()
     (site / "book" / "notation.html").unlink()
     (site / "book" / "intro.html").write_text('<a href="../book-print.pdf">PDF</a>')
-    assert pages_artifact.check(site, REPO / "_toc.yml", names) == [
+    assert pages.check(site, REPO / "_toc.yml", names) == [
         "book/notation.html is missing (a page of _toc.yml)",
         "book/intro.html links to ../book-print.pdf, not in the site",
         ".nojekyll is missing: Jekyll would drop _static/ and _images/"]

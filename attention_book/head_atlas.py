@@ -1,9 +1,10 @@
-"""The head atlas's data: every quantity of every one of GPT-2 small's 144 heads, and of
-the random-init control's, computed from the weights with attention_book.head_metrics.
+"""The head atlas's numbers: every quantity of every one of GPT-2 small's 144 heads, and of
+the random-init control's, computed from the weights with ``head_metrics``, with what the
+book's evidence says of the literature's roles (``head_roles``).
 
-``compute_atlas()`` returns the JSON-ready dictionary published as ``heads.json``: under
-``"heads"``, one entry per head keyed ``"L.H"`` holding GPT-2's values, the control's under
-``"control"``, and the literature's roles with what the book's evidence says of each.
+``compute_atlas()`` returns the dictionary the book publishes as ``heads.json`` (the atlas
+page draws it): under ``"heads"``, one entry per head keyed ``"L.H"`` holding GPT-2's
+values, the control's under ``"control"``, and the roles; ``FIELDS`` says what each is.
 """
 
 from __future__ import annotations
