@@ -283,19 +283,6 @@ class Derivation:
         if statement:
             self.rows.append(Row("", "", statement, label_tex(f"by {theorem}")))
 
-    # -- the earlier recording API, kept while chapters move to chains
-    def step(self, name: str, operation: Callable, expr: object, *args, **kwargs) -> object:
-        """Run ``operation(expr, *args, **kwargs)`` and record it (superseded by chains)."""
-        opname = getattr(operation, "__name__", "")
-        qualname = getattr(operation, "__qualname__", "")
-        if "." in qualname and isinstance(expr, sp.Basic) and hasattr(expr, opname):
-            out = getattr(expr, opname)(*args, **kwargs)
-        else:
-            out = operation(expr, *args, **kwargs)
-        self.steps.append(Step(name, _operation_name(operation), _changed(expr, out)))
-        self.sizes |= _sizes(expr, out)
-        return out
-
     @property
     def status(self) -> str:
         performed = any(s.changed for s in self.steps)
