@@ -44,8 +44,8 @@ def test_chapter_01_reports_l2_failed_with_the_measured_norm(zero_bias_checkpoin
     out = "\n".join(o.get("text", "") + o.get("data", {}).get("text/markdown", "")
                     for c in nbformat.read(executed, 4).cells for o in c.get("outputs", []))
     assert "modified weights: not GPT-2 small as released" in out
-    assert ("L2 failed: smallest norm of the 36 lens biases (b_Q, b_K, b_V) = 0 on the "
-            "loaded weights, expected > 0.1") in out, out[-3000:]
+    assert ("L2 failed: smallest lens bias, in rounding units of its lens's output = 0 on the "
+            "loaded weights / A") in out and "expected > 1" in out, out[-3000:]
     records = {r["claim"]: r for r in
                json.loads((tmp_path / "book__01_one_row_three_lenses.json").read_text())
                ["records"]}

@@ -91,7 +91,8 @@ def alt_problem(alt: str | None) -> str | None:
 
 def caption_problems(doc: BeautifulSoup) -> list[str]:
     """Every figure (a <figure>, or an image in a cell's output) has a caption and an alt
-    text that describes it (the theme's logos and icons are not figures)."""
+    text that describes it (the theme's logos and icons are not figures), and every
+    <figure> holds an image."""
     found = []
     for img in (doc.find("article") or doc).find_all("img"):
         figure = img.find_parent("figure")
@@ -103,6 +104,10 @@ def caption_problems(doc: BeautifulSoup) -> list[str]:
             found.append(f"figure without caption: {src}")
         if (why := alt_problem(img.get("alt"))) is not None:
             found.append(f"figure without meaningful alt text: {src}: {why}")
+    for figure in (doc.find("article") or doc).find_all("figure"):
+        if figure.find("img") is None:  # MyST-NB captions every output of a figure's cell
+            found.append("a figure without an image (a text output of a figure's cell, "
+                         f"captioned and numbered): {figure.get_text(' ', strip=True)[:80]}")
     return found
 
 
