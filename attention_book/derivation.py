@@ -39,6 +39,8 @@ from .checks import ClaimCheckFailed
 from .typeset import label_tex, tex
 
 GENUINE, PARTIAL, DECORATIVE = "genuine", "partial", "decorative"
+# The sign relations a conclusion can state: how the chain writes it, what SymPy decides.
+SIGNS = {">= 0": (r"\ge", "is_nonnegative"), "> 0": (">", "is_positive")}
 
 # Operations whose result equals their input (they rewrite, they do not transform).
 EQUALITIES = frozenset({
@@ -235,22 +237,23 @@ class Derivation:
 
     def conclude(self, derived: object, claim: object = 0, *, relation: str = "==") -> None:
         """SymPy decides that ``derived`` (a chain or an expression) equals ``claim``
-        (relation "==") or that ``derived - claim`` is non-negative (relation ">= 0")."""
+        (relation "==") or that ``derived - claim`` is non-negative (">= 0") or positive
+        ("> 0")."""
         chain = derived if isinstance(derived, Chain) else None
         expr = chain.expr if chain else derived
         gap = sp.sympify(expr) - sp.sympify(claim)
         if relation == "==":
             gap = _reduce(gap)
             ok = _is_zero(gap)
-        elif relation == ">= 0":
-            ok = bool(getattr(gap, "is_nonnegative", None))
+        elif relation in SIGNS:
+            ok = bool(getattr(gap, SIGNS[relation][1], None))
         else:
-            raise ValueError(f"relation must be '==' or '>= 0', got {relation!r}")
+            raise ValueError(f"relation must be '==', '>= 0' or '> 0', got {relation!r}")
         if not ok:
             raise ClaimCheckFailed(f"{self.claim} failed: SymPy does not confirm "
                                    f"{expr} {relation} {claim} (gap: {gap})")
         self.sizes |= _sizes(expr, claim)
-        rel = "=" if relation == "==" else r"\ge"
+        rel = SIGNS[relation][0] if relation in SIGNS else "="
         self.conclusions.append(f"{tex(expr)} {rel} {tex(claim)}")
         self._conclusion_row(chain, expr, claim, relation)
 
@@ -260,8 +263,8 @@ class Derivation:
         continues = chain is not None and chain.row is not None and chain.row == last
         lhs = "" if continues else tex(chain.name if chain else expr)
         qed = r"\qquad\blacksquare"
-        if relation == ">= 0":
-            self.rows.append(Row(lhs, r"\ge", tex(claim) + qed,
+        if relation in SIGNS:
+            self.rows.append(Row(lhs, SIGNS[relation][0], tex(claim) + qed,
                                  label_tex("SymPy decides the sign")))
         elif not _changed(sp.sympify(expr), sp.sympify(claim)) and continues:
             r = self.rows[last]  # the chain already ends on the claim itself

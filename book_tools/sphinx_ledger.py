@@ -158,7 +158,15 @@ def _derivation_cells(app: Sphinx, fromdoc: str, d: dict, bib: dict) -> list[nod
     steps = "; ".join(f"{s['name']} ({s['operation']})" for s in d["steps"] if s["changed"])
     return [_chapter_link(app, fromdoc, d["claim"], d["chapter"], text=d["claim"]),
             _maths(d["sizes"], ", ") if d["sizes"] else nodes.Text("none"),
-            nodes.Text(steps or "none"), _maths(d["conclusions"], "; "), status]
+            _text_and_maths(steps or "none"), _maths(d["conclusions"], "; "), status]
+
+
+def _text_and_maths(text: str) -> nodes.paragraph:
+    """A step's name, whose $...$ spans are maths."""
+    out = nodes.paragraph()
+    for k, part in enumerate(text.split("$")):
+        out += nodes.math(part, part) if k % 2 else nodes.Text(part)
+    return out
 
 
 def _maths(texts: list[str], sep: str) -> nodes.paragraph:

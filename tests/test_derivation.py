@@ -111,3 +111,14 @@ def test_a_substitution_into_a_matrix_expression_is_a_step_without_a_name():
         at_identity = d.start(sp.Determinant(A)).subs({A: sp.Identity(d_k)}).doit()
         d.conclude(at_identity, 1)
     assert d.steps[0].operation == "subs" and r"\longrightarrow" in shown[0]
+
+
+def test_a_strict_sign_is_decided_strictly():
+    m = sp.Symbol("m", positive=True, integer=True)
+    strict, _ = derivation()
+    with strict:
+        strict.conclude(strict.start(n * m).expand(), relation="> 0")
+        strict.conclude(strict.start(n - 1).expand(), relation=">= 0")
+    assert strict.conclusions == ["m n > 0", r"n - 1 \ge 0"]
+    with pytest.raises(ClaimCheckFailed, match="SymPy does not confirm"):
+        strict.conclude(strict.start(n - 1).expand(), relation="> 0")  # 0 when n = 1

@@ -1,0 +1,113 @@
+"""One circuit's parameters exchanged between heads, and what the exchange moves
+(chapter 07, claim C3).
+
+A head's pattern is computed from its QK parameters (``W_Q, b_Q, W_K, b_K``) alone and
+its messages ``m_j = (x_j W_V + b_V) W_O`` from its OV parameters alone. Giving every head
+its neighbour's OV parameters therefore leaves every pattern as it was and changes what
+the heads write; giving it the neighbour's QK parameters moves the patterns and leaves the
+messages. This module makes those exchanges and measures what moved; that the untouched
+half does not move is derived in the chapter and unit-tested in
+``tests/test_circuit_swaps.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from .gpt2 import GPT2, AttentionWeights, attention
+
+QK_PARAMETERS = ("W_Q", "b_Q", "W_K", "b_K")
+OV_PARAMETERS = ("W_V", "b_V", "W_O")
+
+
+def from_neighbour(w: AttentionWeights, parts: Sequence[str]) -> AttentionWeights:
+    """The layer with every head's ``parts`` taken from the previous head (head 0 takes
+    the last head's)."""
+    _known(parts)
+    return replace(w, **{p: np.roll(getattr(w, p), 1, axis=0) for p in parts})
+
+
+def _known(parts: Sequence[str]) -> None:
+    unknown = set(parts) - set(QK_PARAMETERS + OV_PARAMETERS)
+    if unknown:
+        raise ValueError(f"not a per-head parameter of a circuit: {sorted(unknown)}; use "
+                         f"names from {QK_PARAMETERS + OV_PARAMETERS}")
+
+
+def messages(w: AttentionWeights, v: np.ndarray) -> np.ndarray:
+    """Each head's message from each source, ``m_j = v_j W_O``: [head, source, d_model]
+    from the values ``v`` [head, source, d_head] (``trace.v``, bias included)."""
+    return v @ w.W_O
+
+
+def total_variation(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Total-variation distance between corresponding rows of two patterns (last axis)."""
+    return 0.5 * np.abs(p - q).sum(-1)
+
+
+def swap_effects(w: AttentionWeights, x: np.ndarray, eps: float) -> tuple[np.ndarray,
+                                                                        np.ndarray]:
+    """Per head of one layer on rows ``x``: the relative change of the head's write when
+    the OV parameters come from its neighbour, and the largest total-variation change of
+    a pattern row when the QK parameters do."""
+    base = attention(w, x, eps=eps)
+    ov = attention(from_neighbour(w, OV_PARAMETERS), x, eps=eps)
+    qk = attention(from_neighbour(w, QK_PARAMETERS), x, eps=eps)
+    written = np.linalg.norm(base.head_writes, axis=(1, 2))
+    moved = np.linalg.norm(ov.head_writes - base.head_writes, axis=(1, 2))
+    return moved / written, total_variation(qk.pattern, base.pattern).max(-1)
+
+
+def layer_swap_effects(model: GPT2, layer: int, x: np.ndarray) -> tuple[np.ndarray,
+                                                                        np.ndarray]:
+    """``swap_effects`` of one layer of ``model`` on rows ``x``, computed once per layer's
+    weights and rows (``GPT2.layer_memo``): a counterfactual that edits one layer shares
+    the others' with the model it was made from."""
+    rows = hashlib.sha1(np.ascontiguousarray(x).tobytes()).hexdigest()
+    return model.layer_memo(layer, ("swap effects", x.shape, rows),
+                            lambda w: swap_effects(w, x, model.config.eps))
+
+
+def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int) -> float:
+    """The largest total-variation change of a pattern row of layer ``reader`` when layer
+    0's OV parameters come from the neighbours, on the attention path
+    ``x -> x + attn_0(x)``. Layer 1 reads what layer 0 wrote, so its patterns move; layer
+    0's own (``reader=0``) cannot."""
+    if reader not in (0, 1):
+        raise ValueError(f"reader is layer 0 or 1, not {reader}")
+    w0, eps = model.layers[0], model.config.eps
+    if reader == 0:
+        before, after = (attention(w, x, eps=eps).pattern
+                         for w in (w0, from_neighbour(w0, OV_PARAMETERS)))
+    else:
+        before, after = (attention(model.layers[1], x + attention(w, x, eps=eps).out,
+                                   eps=eps).pattern
+                         for w in (w0, from_neighbour(w0, OV_PARAMETERS)))
+    return float(total_variation(after, before).max())
+
+
+def neighbour_shared(model: GPT2, layer: int, head: int, parts: Sequence[str]) -> GPT2:
+    """``model`` with head ``head`` of ``layer`` given head ``head - 1``'s ``parts`` in the
+    stored tensors: a head whose QK (or OV) parameters equal its neighbour's, on which an
+    exchange of those parameters moves nothing."""
+    if not 1 <= head < model.config.n_head:
+        raise ValueError(f"head must have a previous head: 1..{model.config.n_head - 1}")
+    _known(parts)
+    d, k = model.config.d_model, model.config.d_head
+    p = f"h.{layer}.attn."
+    weight, bias = (np.array(model.tensors[p + f"c_attn.{n}"]) for n in ("weight", "bias"))
+    proj = np.array(model.tensors[p + "c_proj.weight"])
+    third = {"W_Q": 0, "b_Q": 0, "W_K": 1, "b_K": 1, "W_V": 2, "b_V": 2}
+    for part in parts:
+        if part == "W_O":  # c_proj: head h owns rows h*k..
+            proj[head * k:(head + 1) * k] = proj[(head - 1) * k:head * k]
+            continue
+        start = third[part] * d + head * k  # c_attn: [W_Q | W_K | W_V], heads within
+        target = weight if part.startswith("W") else bias
+        target[..., start:start + k] = target[..., start - k:start]
+    return model.with_tensors({p + "c_attn.weight": weight, p + "c_attn.bias": bias,
+                               p + "c_proj.weight": proj})

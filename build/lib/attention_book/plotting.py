@@ -1,0 +1,229 @@
+"""Figures shared by the chapters: one look for every layer-by-head grid and spectrum.
+
+Every figure is drawn twice by ``finish``: for a page (about 6.4 in wide) and for a phone
+(``PHONE_INCHES`` wide, its panels stacked in one column). The phone drawing travels
+inside the page drawing's PNG (``PHONE_KEY``, a text chunk); the site's build takes it out
+and serves it to screens narrower than 600 px (``book_tools.sphinx_site``), where a figure
+fits the screen instead of scrolling. Legend text is as large as the axes' text
+(``LEGEND_POINTS``): 10 pt of a 3.6-inch drawing shown across a 360-px phone's 328-px
+column is 10 / 72 * 110 * 328 / 396 = 12.7 CSS px, above the 12 px below which
+Lighthouse's "legible font sizes" audit calls mobile text illegible. ``finish`` records
+each drawing's smallest legend text in its PNG (``LEGEND_PX_KEY``, in the image's own
+pixels) so that the site checks can measure it as rendered.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+DPI = 110
+LEGEND_POINTS = 10
+LEGEND_PX_KEY = "attention-book:smallest-legend-px"  # a PNG text chunk; "none": no legend
+PHONE_KEY = "attention-book:phone-png"  # a PNG text chunk: the phone drawing, base64
+PHONE_INCHES = 3.6
+plt.rcParams.update({"figure.dpi": DPI, "savefig.dpi": DPI, "axes.spines.top": False,
+                     "axes.spines.right": False, "font.size": 10,
+                     "legend.fontsize": LEGEND_POINTS, "figure.constrained_layout.use": True,
+                     "axes.titlesize": 10})
+
+
+def heads_grid(values: np.ndarray, title: str, label: str, ax: Axes | None = None,
+               cmap: str = "viridis", annotate: bool = False, fmt: str = "{:.2f}",
+               **imshow) -> Axes:
+    """A [n_layer, n_head] grid of one number per head (layer down, head across)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.2, 4.6))
+    im = ax.imshow(values, cmap=cmap, aspect="auto", **imshow)
+    n_layer, n_head = values.shape
+    ax.set(xlabel="head", ylabel="layer", title=title,
+           xticks=range(n_head), yticks=range(n_layer))
+    ax.figure.colorbar(im, ax=ax, label=label)
+    if annotate:
+        for (layer, head), v in np.ndenumerate(values):
+            ax.text(head, layer, fmt.format(v), ha="center", va="center", fontsize=6,
+                    color="w" if v < np.nanmean(values) else "k")
+    return ax
+
+
+def per_layer(values: np.ndarray, labels: list[str], title: str, ylabel: str,
+              ax: Axes | None = None, **plot) -> Axes:
+    """Lines of one number per layer, one line per label (values: [n_lines, n_layer])."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.2, 3.4))
+    for v, name in zip(values, labels, strict=True):
+        ax.plot(range(len(v)), v, marker="o", label=name, **plot)
+    ax.set(xlabel="layer", ylabel=ylabel, title=title, xticks=range(values.shape[1]))
+    ax.legend(frameon=False)
+    return ax
+
+
+def spectra(singular_values: np.ndarray, title: str, threshold: float | None = None,
+            ax: Axes | None = None) -> Axes:
+    """Singular values of many matrices on a log scale (rows: matrices, sorted descending)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.2, 3.6))
+    for s in singular_values:
+        ax.semilogy(np.arange(1, len(s) + 1), np.maximum(s, 1e-30), color="C0", alpha=0.15, lw=0.8)
+    if threshold is not None:
+        ax.axhline(threshold, color="C3", ls="--", lw=1, label=f"threshold {threshold:.1e}")
+        ax.legend(frameon=False)
+    ax.set(xlabel="index", ylabel="singular value", title=title)
+    return ax
+
+
+def smallest_legend_points(fig: Figure) -> float | None:
+    """The size in points of the smallest text of any legend of ``fig`` (None: no legend)."""
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes]
+    sizes = [text.get_fontsize() for legend in legends if legend is not None
+             for text in [*legend.get_texts(), legend.get_title()] if text.get_text()]
+    return min(sizes) if sizes else None
+
+
+def png_with_legend_size(fig: Figure, crop: bool = True, dpi: float | None = None) -> bytes:
+    """The figure as PNG at ``dpi`` (default: the figure's), with its smallest legend text
+    in the image's pixels recorded under ``LEGEND_PX_KEY``; ``crop`` trims the margins as
+    Jupyter's inline backend does (``bbox_inches="tight"``)."""
+    dpi = dpi or fig.dpi
+    points = smallest_legend_points(fig)
+    metadata = {LEGEND_PX_KEY: "none" if points is None else f"{points / 72 * dpi:.2f}"}
+    if crop and dpi == fig.dpi and (png := _drawn_once_and_cropped(fig, metadata)):
+        return png
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if crop else None,
+                metadata=metadata)
+    return buffer.getvalue()
+
+
+def _drawn_once_and_cropped(fig: Figure, metadata: dict[str, str]) -> bytes | None:
+    """The figure drawn once on its Agg canvas and cut to its tight box padded as savefig
+    pads it (with the page's white where the padding reaches past the canvas), or None
+    when the drawing itself reaches past the canvas (then only savefig's own
+    ``bbox_inches="tight"``, which draws the figure three times, shows everything)."""
+    canvas = fig.canvas
+    if not isinstance(canvas, FigureCanvasAgg):
+        return None
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer())
+    pad = plt.rcParams["savefig.pad_inches"]
+    inner = np.asarray(box.extents) * fig.dpi
+    width, height = canvas.get_width_height()
+    if inner[0] < -0.5 or inner[1] < -0.5 or inner[2] > width + 0.5 or inner[3] > height + 0.5:
+        return None
+    x0, y0, x1, y1 = (np.asarray(box.padded(pad).extents) * fig.dpi).round().astype(int)
+    pixels = np.asarray(canvas.buffer_rgba())[max(height - y1, 0):height - max(y0, 0),
+                                              max(x0, 0):min(x1, width)]
+    pixels = np.pad(pixels, ((max(y1 - height, 0), max(-y0, 0)), (max(-x0, 0),
+                                                                  max(x1 - width, 0)), (0, 0)),
+                    constant_values=255)
+    buffer = io.BytesIO()
+    plt.imsave(buffer, pixels, format="png", dpi=fig.dpi, metadata=metadata)
+    return buffer.getvalue()
+
+
+def _panels(fig: Figure) -> list[Axes]:
+    """The figure's plotting panels in reading order (not its colour bars)."""
+    axes = [ax for ax in fig.axes if ax.get_subplotspec() is not None
+            and not hasattr(ax, "_colorbar")]
+    return sorted(axes, key=lambda ax: (ax.get_subplotspec().rowspan.start,
+                                        ax.get_subplotspec().colspan.start))
+
+
+def phone_layout(fig: Figure) -> None:
+    """Redraw ``fig`` for a phone: ``PHONE_INCHES`` wide, its panels in one column, each
+    as tall for its width as on the page (a single column: a quarter taller, since the
+    text keeps its size);
+    the layout engine places colour bars and legends again. Text set smaller than the
+    axes' (numbers written in a grid's cells) is left out: it could not be read there."""
+    width, height = fig.get_size_inches()
+    panels = _panels(fig)
+    rows, columns = (panels[0].get_subplotspec().get_gridspec().get_geometry() if panels
+                     else (1, 1))
+    if columns > 1:
+        grid = fig.add_gridspec(len(panels), 1)
+        for k, ax in enumerate(panels):
+            ax.set_subplotspec(grid[k, 0])
+    panel_aspect = (height / rows) / (width / columns)
+    fig.set_size_inches(PHONE_INCHES, PHONE_INCHES * panel_aspect * len(panels)
+                        if columns > 1 else height * max(PHONE_INCHES / width * 1.6, 0.85))
+    for ax in fig.axes:
+        for t in ax.texts:
+            if t.get_fontsize() < 0.75 * LEGEND_POINTS:
+                t.set_visible(False)
+    for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        if legend is not None and (k := _phone_columns(legend, fig.dpi)) != legend._ncols:
+            _set_columns(legend, k)
+
+
+def _phone_columns(legend, dpi: float) -> int:
+    """As many of the legend's columns (at most two) as fit a phone drawing's width, from
+    the width each column took on the page (the page drawing was drawn just before)."""
+    columns = legend._ncols  # no public getter
+    per_column = legend.get_window_extent().width / dpi / columns
+    fitting = int(0.9 * PHONE_INCHES // max(per_column, 1e-9))
+    return max(1, min(columns, 2, fitting))
+
+
+def _set_columns(legend, columns: int) -> None:
+    """The legend made again with ``columns`` columns, where it stood (Legend.set_ncols only
+    records the number: the entries were packed when the legend was made)."""
+    owner = legend.axes or legend.figure
+    anchor = legend.get_bbox_to_anchor()
+    title = legend.get_title().get_text()
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    owner.legend(handles, labels, ncols=columns, loc=legend._loc, frameon=legend.get_frame_on(),
+                 bbox_to_anchor=anchor._bbox.bounds, bbox_transform=anchor._transform,
+                 title=title or None)
+
+
+def finish(fig: Figure | None = None) -> None:
+    """Lay out and show: the one way chapters end a figure cell. The figure is shown as
+    its PNG, which records its smallest legend text and carries the phone drawing."""
+    from IPython.display import Image, display
+
+    fig = fig or plt.gcf()
+    display(Image(figure_png(fig)))
+    plt.close(fig)
+
+
+def figure_png(fig: Figure) -> bytes:
+    """The page drawing's PNG, with the phone drawing inside it (``PHONE_KEY``)."""
+    pyplot = fig.canvas.manager is not None  # attention_book.diagrams draws without pyplot
+    page = png_with_legend_size(fig, crop=pyplot)
+    phone_layout(fig)
+    phone = _laid_out_png(fig, crop=pyplot)
+    return add_text_chunk(page, PHONE_KEY, base64.b64encode(phone).decode())
+
+
+def _laid_out_png(fig: Figure, crop: bool) -> bytes:
+    """The figure's PNG, made taller until the layout engine fits every panel (it gives
+    up, with a warning, when the text leaves the panels no room)."""
+    import warnings
+
+    for _ in range(4):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            png = png_with_legend_size(fig, crop=crop)
+        if not any("collapsed" in str(w.message) for w in caught):
+            return png
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height * 1.4)
+    return png
+
+
+def add_text_chunk(png: bytes, key: str, value: str) -> bytes:
+    """``png`` with one more tEXt chunk, before its end (nothing else re-encoded)."""
+    import struct
+    import zlib
+
+    body = b"tEXt" + key.encode("latin-1") + b"\0" + value.encode("latin-1")
+    chunk = struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body))
+    end = png.rindex(b"IEND") - 4
+    return png[:end] + chunk + png[end:]

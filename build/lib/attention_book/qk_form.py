@@ -1,0 +1,175 @@
+"""The bilinear form of a head's QK circuit M = W_Q W_K^T, measured through its factors.
+
+Every quantity here is computed from the 64 x 64 Gram blocks of B = [W_Q W_K] or the
+128 x 128 matrix R J R^T (chapter 03a, Q1 and Q4), never from a dense 768 x 768 matrix:
+
+- ``model_grams``, ``model_eigenvalues``: the blocks and eigenvalues of every head of a
+  model, computed once per model;
+- ``antisymmetric_share``: ||M_a||_F^2 / ||M||_F^2 = (1 - tr(M^2) / ||M||_F^2) / 2;
+- ``symmetric_eigenvalues``: the 2 d_k candidate non-zero eigenvalues of (M + M^T)/2,
+  those of (1/2) R J R^T for any R with R^T R = B^T B;
+- ``inertia``: how many of them lie beyond the float32 rounding threshold, each side;
+- ``negative_mass_share``: the share of their absolute mass that is negative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .circuits import float32_rank_threshold
+
+if TYPE_CHECKING:
+    from .gpt2 import GPT2
+
+
+def _T(a: np.ndarray) -> np.ndarray:
+    return np.swapaxes(a, -1, -2)
+
+
+def _tr_prod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """tr(AB) over the last two axes."""
+    return np.einsum("...ab,...ba->...", a, b)
+
+
+def lenses(model) -> tuple[np.ndarray, np.ndarray]:
+    """W_Q and W_K of every head, [n_layer, n_head, d_model, d_head], in float64."""
+    return tuple(np.stack([getattr(w, name) for w in model.layers]).astype(np.float64)
+                 for name in ("W_Q", "W_K"))
+
+
+def head_lenses(model: GPT2, layer: int, head: int) -> tuple[np.ndarray, np.ndarray]:
+    """W_Q and W_K of one head, [d_model, d_head] each, in float64."""
+    w = model.layers[layer]
+    return w.W_Q[head].astype(np.float64), w.W_K[head].astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Grams:
+    """The blocks W_Q^T W_Q, W_Q^T W_K, W_K^T W_K of B^T B, for one head or a stack."""
+
+    qq: np.ndarray
+    qk: np.ndarray
+    kk: np.ndarray
+
+    @classmethod
+    def of(cls, W_Q: np.ndarray, W_K: np.ndarray) -> Grams:
+        W_Q, W_K = np.asarray(W_Q, np.float64), np.asarray(W_K, np.float64)
+        return cls(_T(W_Q) @ W_Q, _T(W_Q) @ W_K, _T(W_K) @ W_K)
+
+    @classmethod
+    def of_model(cls, model) -> Grams:
+        """Every head's blocks, [n_layer, n_head, d_k, d_k]: ``Grams.of(*lenses(model))``
+        one layer at a time, so with no float64 copy of all the lenses at once."""
+        per_layer = [cls.of(w.W_Q, w.W_K) for w in model.layers]
+        return cls(*(np.stack([getattr(g, part) for g in per_layer])
+                     for part in ("qq", "qk", "kk")))
+
+    @property
+    def full(self) -> np.ndarray:
+        """B^T B, [..., 2 d_k, 2 d_k]."""
+        return np.block([[self.qq, self.qk], [_T(self.qk), self.kk]])
+
+
+def model_grams(model: GPT2) -> Grams:
+    """``Grams.of_model(model)``, computed once per model."""
+    return model.memo("qk grams", Grams.of_model)
+
+
+def model_eigenvalues(model: GPT2) -> np.ndarray:
+    """[n_layer, n_head, 2 d_k] eigenvalues of every head's symmetric part (once per
+    model)."""
+    return model.memo("qk symmetric eigenvalues",
+                      lambda m: symmetric_eigenvalues(model_grams(m)))
+
+
+def antisymmetric_share(g: Grams) -> np.ndarray:
+    """alpha(W_Q W_K^T) = (1 - tr((W_Q^T W_K)^2) / tr(W_Q^T W_Q W_K^T W_K)) / 2."""
+    return 0.5 * (1 - _tr_prod(g.qk, g.qk) / _tr_prod(g.qq, g.kk))
+
+
+def J_block(k: int) -> np.ndarray:
+    """J = [[0, I], [I, 0]] of size 2k."""
+    zero, eye = np.zeros((k, k)), np.eye(k)
+    return np.block([[zero, eye], [eye, zero]])
+
+
+def gram_root(gram: np.ndarray) -> np.ndarray:
+    """An R with R^T R = gram = B^T B, for one head or a stack: the Cholesky factor, B's QR
+    factor R up to the signs of its rows. A head whose gram is singular (its B has lost
+    rank) gets, alone, the symmetric root Lambda^(1/2) U^T from its own eigenvectors U,
+    which satisfies R^T R = gram as well: no jitter, and no head's fallback touches
+    another head."""
+    try:
+        return _T(np.linalg.cholesky(gram))
+    except np.linalg.LinAlgError:
+        heads = np.reshape(gram, (-1, *gram.shape[-2:]))
+        return np.stack([_head_root(g) for g in heads]).reshape(gram.shape)
+
+
+def _head_root(gram: np.ndarray) -> np.ndarray:
+    try:
+        return _T(np.linalg.cholesky(gram))
+    except np.linalg.LinAlgError:
+        lam, U = np.linalg.eigh(gram)
+        return np.sqrt(np.clip(lam, 0.0, None))[:, None] * _T(U)
+
+
+def symmetric_eigenvalues(g: Grams) -> np.ndarray:
+    """[..., 2 d_k] eigenvalues of (1/2) R J R^T: the candidate non-zero eigenvalues of
+    the symmetric part of W_Q W_K^T (ascending)."""
+    R = gram_root(g.full)
+    return np.linalg.eigvalsh(0.5 * R @ J_block(g.qq.shape[-1]) @ _T(R))
+
+
+def inertia(lam: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(#positive, #negative) eigenvalues beyond numpy's float32 rank threshold
+    |lambda|_max * size * eps32, per head."""
+    lam = np.asarray(lam, np.float64)
+    tau = float32_rank_threshold(np.abs(lam).max(-1, keepdims=True), size)
+    return (lam > tau).sum(-1), (lam < -tau).sum(-1)
+
+
+def negative_mass_share(lam: np.ndarray) -> np.ndarray:
+    """nu = sum of |lambda| over lambda < 0, over sum of |lambda|, per head: 0 for a
+    positive semi-definite symmetric part (W_K = W_Q), 1 for a negative semi-definite one
+    (W_K = -W_Q), 1/2 when the two signs carry equal weight."""
+    lam = np.asarray(lam, np.float64)
+    total = np.abs(lam).sum(-1)
+    if np.any(total <= 0):
+        raise ValueError("the symmetric part is zero for some head: its negative mass "
+                         "share is undefined")
+    return np.where(lam < 0, -lam, 0.0).sum(-1) / total
+
+
+def symmetrised_head(W_Q: np.ndarray, W_K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Factors (V Lambda, V) of the best rank-d_k approximation of the symmetric part of
+    W_Q W_K^T; its eigenvectors are B R^-1 Y, Y those of (1/2) R J R^T."""
+    B = np.concatenate([W_Q, W_K], axis=-1).astype(np.float64)
+    R = gram_root(_T(B) @ B)
+    lam, Y = np.linalg.eigh(0.5 * R @ J_block(W_Q.shape[-1]) @ R.T)
+    top = np.argsort(-np.abs(lam))[:W_Q.shape[-1]]
+    V = B @ np.linalg.lstsq(R, Y[:, top], rcond=None)[0]  # orthonormal columns
+    return V * lam[top], V
+
+
+def ranks_low_first(values: np.ndarray) -> np.ndarray:
+    """Rank of every entry, 1 = smallest."""
+    rank = np.empty(values.size, int)
+    rank[np.argsort(values.ravel(), kind="stable")] = np.arange(1, values.size + 1)
+    return rank.reshape(values.shape)
+
+
+def rank_sum_p_low(ranks: list[int], n_total: int) -> float:
+    """Exact P(rank sum <= observed) for a uniformly random group of the same size drawn
+    from ranks 1..n_total (counting subsets by size and sum)."""
+    g, observed = len(ranks), int(sum(ranks))
+    if g == 0 or not all(1 <= r <= n_total for r in ranks):
+        raise ValueError(f"ranks must lie in 1..{n_total}, got {ranks}")
+    counts = np.zeros((g + 1, g * n_total + 1))
+    counts[0, 0] = 1
+    for r in range(1, n_total + 1):
+        counts[1:, r:] += counts[:-1, :-r].copy()
+    return float(counts[g, :observed + 1].sum() / counts[g].sum())
