@@ -46,17 +46,21 @@ class Head:
 
 
 def previous_token(offset: int = 1) -> Head:
-    """Attend ``offset`` positions back; copy the token found there into ``prev``."""
+    """Attend ``offset`` positions back; copy the token found there into
+    ``prev``."""
     return Head(match=tuple((feat("pos", i), feat("pos", i - offset), 1)
                             for i in range(offset, N_POS)),
-                copy=tuple((feat("tok", t), feat("prev", t), 1) for t in range(V)))
+                copy=tuple((feat("tok", t), feat("prev", t), 1)
+                           for t in range(V)))
 
 
 def induction() -> Head:
-    """Match the current token with the ``prev`` note of earlier rows; copy that row's
-    token into ``out``."""
-    return Head(match=tuple((feat("tok", t), feat("prev", t), 1) for t in range(V)),
-                copy=tuple((feat("tok", t), feat("out", t), 1) for t in range(V)))
+    """Match the current token with the ``prev`` note of earlier rows; copy
+    that row's token into ``out``."""
+    return Head(match=tuple((feat("tok", t), feat("prev", t), 1)
+                            for t in range(V)),
+                copy=tuple((feat("tok", t), feat("out", t), 1)
+                           for t in range(V)))
 
 
 def find_the_earlier_a() -> Head:

@@ -25,8 +25,8 @@ def rel_gap(a: np.ndarray, b: np.ndarray) -> float:
 
 def step_by_step(step: Step, inputs: np.ndarray, n_prompt: int, cache: KVCache
                  ) -> np.ndarray:
-    """Cached decoding as a server does it: the prompt in one call, then one position per
-    call, each call through every layer."""
+    """Cached decoding as a server does it: the prompt in one call, then
+    one position per call, each call through every layer."""
     pieces = [step(inputs[:n_prompt], cache)]
     for t in range(n_prompt, len(inputs)):
         pieces.append(step(inputs[t:t + 1], cache))

@@ -28,13 +28,17 @@ MomentTable = dict[int, Callable[..., sp.Expr]]
 
 def moment_table(mean: sp.Expr, var: sp.Expr, corr: sp.Expr, size: sp.Expr
                  ) -> MomentTable:
-    """E[x_a] = mean and E[x_a x_b] = mean^2 + var (delta_ab + corr (1 - delta_ab)) for
-    the components x_1 .. x_size of one vector (corr: between two components)."""
+    """E[x_a] = mean and
+    E[x_a x_b] = mean^2 + var (delta_ab + corr (1 - delta_ab))
+    for the components x_1 .. x_size of one vector (corr: between two
+    components)."""
     def delta(i: sp.Expr, j: sp.Expr) -> sp.Expr:
         return sp.KroneckerDelta(i, j, (1, size))
 
-    return {1: lambda i: sp.sympify(mean),
-            2: lambda i, j: mean**2 + var * (delta(i, j) + corr * (1 - delta(i, j)))}
+    def second(i: sp.Expr, j: sp.Expr) -> sp.Expr:
+        return mean**2 + var * (delta(i, j) + corr * (1 - delta(i, j)))
+
+    return {1: lambda i: sp.sympify(mean), 2: second}
 
 
 def linearity(expr: sp.Expr) -> sp.Expr:

@@ -5,8 +5,9 @@ Every figure is drawn twice by ``finish``: for a page (about 6.4 in wide) and fo
 inside the page drawing's PNG (``PHONE_KEY``, a text chunk); the site's build takes it out
 and serves it to screens narrower than 600 px (``book_tools.sphinx_site``), where a figure
 fits the screen instead of scrolling. Legend text is as large as the axes' text
-(``LEGEND_POINTS``): 10 pt of a 3.6-inch drawing shown across a 360-px phone's 328-px
-column is 10 / 72 * 110 * 328 / 396 = 12.7 CSS px, above the 12 px below which
+(``LEGEND_POINTS``): 10 pt of a 3.5-inch drawing (its PNG, padding included, at most
+that wide) shown across a 360-px phone's 312-px text column is 10 / 72 * 110 * 312 / 385
+= 12.4 CSS px, above the 12 px below which
 Lighthouse's "legible font sizes" audit calls mobile text illegible. ``finish`` records
 each drawing's smallest legend text in its PNG (``LEGEND_PX_KEY``, in the image's own
 pixels) so that the site checks can measure it as rendered.
@@ -27,7 +28,7 @@ DPI = 110
 LEGEND_POINTS = 10
 LEGEND_PX_KEY = "attention-book:smallest-legend-px"  # a PNG text chunk; "none": no legend
 PHONE_KEY = "attention-book:phone-png"  # a PNG text chunk: the phone drawing, base64
-PHONE_INCHES = 3.6
+PHONE_INCHES = 3.5
 plt.rcParams.update({"figure.dpi": DPI, "savefig.dpi": DPI, "axes.spines.top": False,
                      "axes.spines.right": False, "font.size": 10,
                      "legend.fontsize": LEGEND_POINTS, "figure.constrained_layout.use": True,
@@ -199,7 +200,19 @@ def figure_png(fig: Figure) -> bytes:
     page = png_with_legend_size(fig, crop=pyplot)
     phone_layout(fig)
     phone = _laid_out_png(fig, crop=pyplot)
+    for _ in range(3):  # a legend or colour bar outside the panels widens the crop
+        over = _png_width(phone) / (PHONE_INCHES * fig.dpi)
+        if over <= 1:
+            break
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width / over - 0.02, height)
+        phone = _laid_out_png(fig, crop=pyplot)
     return add_text_chunk(page, PHONE_KEY, base64.b64encode(phone).decode())
+
+
+def _png_width(png: bytes) -> int:
+    """A PNG's width in pixels, from its header."""
+    return int.from_bytes(png[16:20], "big")
 
 
 def _laid_out_png(fig: Figure, crop: bool) -> bytes:

@@ -50,15 +50,18 @@ class OpCounter(TorchDispatchMode):
         return tensor.untyped_storage()._cdata in self.storages
 
 
-def fused_attention_layer(x_ln: torch.Tensor, W_attn: torch.Tensor, b_attn: torch.Tensor,
-                          W_proj: torch.Tensor, b_proj: torch.Tensor, n_head: int,
-                          causal: bool = True) -> torch.Tensor:
-    """GPT-2's attention layer written as GPT-2 computes it: one fused product for q, k
-    and v, the heads split by a reshape, scores, the causal mask (unless ``causal`` is
-    False), softmax, mixing and one output product. ``x_ln``: the LayerNorm'd rows."""
+def fused_attention_layer(
+        x_ln: torch.Tensor, W_attn: torch.Tensor, b_attn: torch.Tensor,
+        W_proj: torch.Tensor, b_proj: torch.Tensor, n_head: int,
+        causal: bool = True) -> torch.Tensor:
+    """GPT-2's attention layer written as GPT-2 computes it: one fused
+    product for q, k and v, the heads split by a reshape, scores, the
+    causal mask (unless ``causal`` is False), softmax, mixing and one
+    output product. ``x_ln``: the LayerNorm'd rows."""
     n, width = x_ln.shape[0], W_attn.shape[1] // 3
     if width % n_head:
-        raise ValueError(f"{n_head} heads do not split the width {width}: choose a divisor")
+        raise ValueError(f"{n_head} heads do not split the width {width}: "
+                         "choose a divisor")
     q, k, v = (a.reshape(n, n_head, -1).transpose(0, 1)
                for a in torch.addmm(b_attn, x_ln, W_attn).split(width, dim=1))
     scores = q @ k.transpose(1, 2) / q.shape[-1] ** 0.5

@@ -69,7 +69,8 @@ def run_chapters(sources: list[Path], env: dict[str, str], cache: Path) -> None:
 def first_output(nb) -> str:
     for cell in nb.cells:
         for out in cell.get("outputs", []):
-            text = out.get("text") or out.get("data", {}).get("text/markdown", "")
+            data = out.get("data", {})
+            text = out.get("text") or data.get("text/markdown") or data.get("text/plain", "")
             if text.strip():
                 return text
     return ""

@@ -1,6 +1,6 @@
 """Sphinx extension: the ``claims-ledger`` directive renders every claim with its status and
 every check with its values on GPT-2, its controls and its counterfactuals; the
-``derivations-table`` directive every derivation as recorded from what SymPy did. Both are
+``derivations-table`` directive lists every derivation as recorded from what SymPy did. Both are
 filled when the page is written, from this build's ledger. A claim recorded under a
 chapter without its ``(claim-xx)=`` target is a warning, a build error under ``-W``."""
 
@@ -28,9 +28,6 @@ logger = logging.getLogger(__name__)
 MISSING = "missing"
 HEADERS = ("Claim", "Statement", "Chapter", "Status", "Checks by kind", "Why / weights")
 WIDTHS = (6, 30, 16, 12, 18, 18)
-DERIVATION_HEADERS = ("Claim", "Sizes left symbolic", "Steps SymPy performed",
-                      "What SymPy confirmed", "Derivation")
-DERIVATION_WIDTHS = (6, 12, 34, 30, 18)
 
 
 class generated_table(nodes.General, nodes.Element):
@@ -149,16 +146,25 @@ def _with_citations(app: Sphinx, fromdoc: str, text: str, bib: dict) -> list[nod
     return [*out, nodes.Text(text[last:])]
 
 
-def _derivation_cells(app: Sphinx, fromdoc: str, d: dict, bib: dict) -> list[nodes.Node]:
-    status = nodes.paragraph()
-    status += nodes.strong("", d["status"])
+def _derivation_item(app: Sphinx, fromdoc: str, d: dict, bib: dict) -> nodes.list_item:
+    """One derivation: its claim and status, the sizes left symbolic, the steps SymPy
+    performed, and what it concluded, one conclusion a line (a list, not a table: the
+    conclusions are wider than a table's column)."""
+    head = nodes.paragraph()
+    head += [_chapter_link(app, fromdoc, d["claim"], d["chapter"], text=d["claim"]),
+             nodes.Text(": "), nodes.strong("", d["status"])]
     if d["status"] == PARTIAL:
-        status += [nodes.Text(": rests on "),
-                   *_with_citations(app, fromdoc, f"{d['theorem']} {{cite}}`{d['cite']}`", bib)]
+        head += [nodes.Text(", resting on "),
+                 *_with_citations(app, fromdoc, f"{d['theorem']} {{cite}}`{d['cite']}`", bib)]
+    head += nodes.Text(". Sizes left symbolic: ")
+    head += _maths(d["sizes"], ", ").children if d["sizes"] else [nodes.Text("none")]
     steps = "; ".join(f"{s['name']} ({s['operation']})" for s in d["steps"] if s["changed"])
-    return [_chapter_link(app, fromdoc, d["claim"], d["chapter"], text=d["claim"]),
-            _maths(d["sizes"], ", ") if d["sizes"] else nodes.Text("none"),
-            _text_and_maths(steps or "none"), _maths(d["conclusions"], "; "), status]
+    head += nodes.Text(". Steps SymPy performed: ")
+    head += _text_and_maths(steps or "none").children
+    item = nodes.list_item()
+    item += head
+    item += _maths(d["conclusions"], "", classes=["derivation-conclusions"])
+    return item
 
 
 def _text_and_maths(text: str) -> nodes.paragraph:
@@ -169,9 +175,9 @@ def _text_and_maths(text: str) -> nodes.paragraph:
     return out
 
 
-def _maths(texts: list[str], sep: str) -> nodes.paragraph:
+def _maths(texts: list[str], sep: str, classes: list[str] | None = None) -> nodes.paragraph:
     """LaTeX texts (SymPy's) as maths in one paragraph."""
-    out = nodes.paragraph()
+    out = nodes.paragraph(classes=classes or [])
     for i, tex in enumerate(texts):
         out += [nodes.Text(sep)] if i else []
         out += nodes.math(tex, tex)
@@ -181,13 +187,14 @@ def _maths(texts: list[str], sep: str) -> nodes.paragraph:
 def _derivations(app: Sphinx, docname: str) -> list[nodes.Node]:
     derivations = read_derivations()
     bib = citations(Path(app.srcdir) / app.config.bibtex_bibfiles[0])
-    rows = [_derivation_cells(app, docname, derivations[c], bib)
-            for c in claim_index() if c in derivations]
+    items = nodes.bullet_list(classes=["derivations-list"])
+    items += [_derivation_item(app, docname, derivations[c], bib)
+              for c in claim_index() if c in derivations]
     counts = {s: sum(d["status"] == s for d in derivations.values())
               for s in (GENUINE, PARTIAL, DECORATIVE)}
     summary = nodes.paragraph("", f"In this build: {len(derivations)} derivations, " +
                               ", ".join(f"{n} {s}" for s, n in counts.items()) + ".")
-    return [summary, _table(rows, DERIVATION_HEADERS, DERIVATION_WIDTHS, "derivations-table")]
+    return [summary, items]
 
 
 def _ledger(app: Sphinx, docname: str) -> list[nodes.Node]:

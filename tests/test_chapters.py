@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from attention_book.claims import claim_index
+from book_tools.myst_to_markdown import pyobject
 from book_tools.notebooks import chapters, generate, read
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,6 +63,12 @@ def test_code_lines_fit_the_page(md):
         if cell.cell_type == "code":
             long = [line for line in cell.source.splitlines() if len(line) > 79]
             assert not long, f"{md.name}: code lines over 79 characters: {long[:2]}"
+    for path, name in re.findall(r"```\{literalinclude\} (\S+)\n:pyobject: (\w+)",
+                                 md.read_text()):
+        shown = pyobject((md.parent / path).resolve(), name)
+        assert shown is not None, f"{md.name}: {path} has no {name}"
+        long = [line for line in shown.splitlines() if len(line) > 79]
+        assert not long, f"{md.name}: {name}, shown from {path}, has lines over 79: {long[:2]}"
 
 
 def test_generated_notebooks_match_their_sources(tmp_path):

@@ -26,7 +26,14 @@ from browsing import PHONE, rel, run_js, serve, show, site_pages
 from bs4 import BeautifulSoup
 from PIL import Image
 
-from attention_book.plotting import LEGEND_POINTS, LEGEND_PX_KEY, png_with_legend_size
+from attention_book.plotting import (
+    LEGEND_POINTS,
+    LEGEND_PX_KEY,
+    PHONE_INCHES,
+    PHONE_KEY,
+    figure_png,
+    png_with_legend_size,
+)
 
 matplotlib.use("Agg")
 MIN_CSS_PX = 12.0
@@ -240,29 +247,38 @@ def drawn(tmp_path: Path, name: str, width: float, **legend) -> dict:
     return {"src": f"{name}.png", "natural": natural, "drawn": min(width, natural)}
 
 
-def phone_min_width() -> int:
-    """The min-width _static/pages.css gives figures on phones."""
-    css = (Path(__file__).resolve().parents[2] / "_static" / "pages.css").read_text()
-    (width,) = re.findall(r"div\.cell_output img\s*\{\s*min-width:\s*(\d+)px", css)
-    return int(width)
+# The theme's text column at a 360-px window: a figure fitting the column is drawn this wide.
+PHONE_COLUMN_PX = 312
 
 
 def test_a_9_pt_legend_shrunk_to_a_phone_column_is_too_small(tmp_path):
     """The failing input the rule exists for: a figure drawn as the chapters drew theirs
     before the book's style set legend text, shrunk to the 330-px text column."""
-    fig = drawn(tmp_path, "before", 330, fontsize=9)
+    fig = drawn(tmp_path, "before", PHONE_COLUMN_PX, fontsize=9)
     assert legend_px("before.png", "http://x/", tmp_path) == pytest.approx(9 / 72 * 110, abs=0.01)
     (problem,) = legend_problems([fig], "http://x/", tmp_path)
-    assert problem.startswith("legend text too small on a phone") and " 7." in problem
+    css_px = 9 / 72 * 110 * PHONE_COLUMN_PX / fig["natural"]
+    assert problem.startswith("legend text too small on a phone") and f" {css_px:.1f} " in problem
 
 
-def test_the_books_legend_at_the_phone_min_width_is_legible(tmp_path):
-    fig = drawn(tmp_path, "after", phone_min_width())
-    assert legend_px("after.png", "http://x/", tmp_path) == pytest.approx(
+def test_the_books_phone_drawing_keeps_its_legend_legible(tmp_path):
+    """A figure with its legend outside the panels, as the chapters draw many: its phone
+    drawing is at most PHONE_INCHES wide, so its legend reads at 12 CSS px or more."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for k in range(4):
+        ax.plot([0, 1], [k, 1 - k], label=f"a long legend label {k}")
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1), ncols=2)
+    phone = base64.b64decode(Image.open(io.BytesIO(figure_png(fig))).text[PHONE_KEY])
+    plt.close(fig)
+    (tmp_path / "phone.png").write_bytes(phone)
+    natural = Image.open(tmp_path / "phone.png").width
+    assert natural <= PHONE_INCHES * 110 + 1
+    assert legend_px("phone.png", "http://x/", tmp_path) == pytest.approx(
         LEGEND_POINTS / 72 * 110, abs=0.01)
-    assert legend_problems([fig], "http://x/", tmp_path) == []
-    # and for a figure as wide as the book draws them, uncropped: 6.4 in
-    assert LEGEND_POINTS / 72 * 110 * phone_min_width() / (6.4 * 110) >= MIN_CSS_PX
+    shown = {"src": "phone.png", "natural": natural, "drawn": min(PHONE_COLUMN_PX, natural)}
+    assert legend_problems([shown], "http://x/", tmp_path) == []
 
 
 def test_a_figure_without_the_record_is_a_problem_and_one_without_legend_is_not(tmp_path):
