@@ -36,7 +36,7 @@ def print_pages(site: Path, pages: list[str], out: Path) -> list[str]:
             problems += [f"{page}: {p}" for p in browser.execute_async_script(
                 PREPARE_JS.read_text())]
             pdf = browser.execute_cdp_cmd("Page.printToPDF", {
-                "paperWidth": 8.27, "paperHeight": 11.69, "scale": 0.85,
+                "paperWidth": 8.27, "paperHeight": 11.69, "scale": 0.8,
                 **{f"margin{side}": MARGIN for side in ("Top", "Bottom", "Left", "Right")},
                 "printBackground": True, "displayHeaderFooter": True,
                 "headerTemplate": "<div></div>", "footerTemplate": FOOTER})

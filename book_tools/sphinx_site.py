@@ -18,7 +18,7 @@ from sphinx.application import Sphinx
 
 from attention_book.plotting import PHONE_KEY
 
-PHONE_MEDIA = "(max-width: 600px)"
+PHONE_MEDIA = "screen and (max-width: 600px)"  # print takes the page drawing
 
 
 def _key(js) -> tuple:

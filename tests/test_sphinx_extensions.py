@@ -131,6 +131,6 @@ def test_a_figures_phone_drawing_is_served_to_phones(tmp_path):
     assert (images / "f.phone.png").read_bytes().startswith(b"\x89PNG")
     html = page.read_text()
     assert html.count("<picture>") == 1 and \
-        '<source media="(max-width: 600px)" srcset="../_images/f.phone.png">' in html
+        '<source media="screen and (max-width: 600px)" srcset="../_images/f.phone.png">' in html
     sphinx_site.phone_figures(app, None)  # a second run changes nothing
     assert page.read_text() == html
