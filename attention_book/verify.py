@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -378,6 +378,8 @@ def run(check: Check, cases: list[Case], weights_note: str = "") -> Verdict:
         message = f"{check.claim} failed: " + "; ".join(verdict.problems)
         if not weights_note:
             raise ClaimCheckFailed(message)
-        message = message.replace(f"on {GPT2_NAME}", "on the loaded weights")
-        print(f"[{weights_note.split(':')[0]}] {message}")
+        loaded = [p.replace(f"on {GPT2_NAME}", "on the loaded weights")
+                  for p in verdict.problems]  # the ledger's reason names them alike
+        verdict = replace(verdict, problems=tuple(loaded))
+        print(f"[{weights_note.split(':')[0]}] {check.claim} failed: " + "; ".join(loaded))
     return verdict
