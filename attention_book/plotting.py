@@ -142,6 +142,8 @@ def phone_layout(fig: Figure) -> None:
     text keeps its size);
     the layout engine places colour bars and legends again. Text set smaller than the
     axes' (numbers written in a grid's cells) is left out: it could not be read there."""
+    outside = [ax for ax in fig.axes if ax.get_legend() is not None
+               and not ax.bbox.contains(*_centre(ax.get_legend().get_window_extent()))]
     width, height = fig.get_size_inches()
     panels = _panels(fig)
     rows, columns = (panels[0].get_subplotspec().get_gridspec().get_geometry() if panels
@@ -157,9 +159,30 @@ def phone_layout(fig: Figure) -> None:
         for t in ax.texts:
             if t.get_fontsize() < 0.75 * LEGEND_POINTS:
                 t.set_visible(False)
+        for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):
+            _wrap(t, PHONE_INCHES - 0.9)  # a label wider than its panel collapses the layout
+    if fig._suptitle is not None:
+        _wrap(fig._suptitle, PHONE_INCHES - 0.2)
+    for ax in outside:  # a legend beside or below its panel goes under the figure
+        _below_the_figure(ax.get_legend(), _phone_columns(ax.get_legend(), fig.dpi))
     for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
         if legend is not None and (k := _phone_columns(legend, fig.dpi)) != legend._ncols:
             _set_columns(legend, k)
+
+
+def _centre(box) -> tuple[float, float]:
+    return (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+
+
+def _wrap(text, inches: float) -> None:
+    """Break a label into lines that fit ``inches`` (about 0.6 em a character); maths,
+    which a line break would cut, is left whole."""
+    import textwrap
+
+    words = text.get_text()
+    width = int(inches * 72 / (0.6 * text.get_fontsize()))
+    if len(words) > width and "$" not in words and "\n" not in words:
+        text.set_text(textwrap.fill(words, width))
 
 
 def _phone_columns(legend, dpi: float) -> int:
@@ -169,6 +192,17 @@ def _phone_columns(legend, dpi: float) -> int:
     per_column = legend.get_window_extent().width / dpi / columns
     fitting = int(0.9 * PHONE_INCHES // max(per_column, 1e-9))
     return max(1, min(columns, 2, fitting))
+
+
+def _below_the_figure(legend, columns: int) -> None:
+    """An axes' legend made again as the figure's, under every panel (the layout engine
+    gives it its own row instead of squeezing the panel beside it)."""
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    title = legend.get_title().get_text()
+    figure = legend.axes.figure
+    legend.remove()
+    figure.legend(handles, labels, loc="outside lower center", ncols=columns,
+                  frameon=False, title=title or None)
 
 
 def _set_columns(legend, columns: int) -> None:
