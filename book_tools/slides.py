@@ -1,6 +1,6 @@
 """A reveal.js slide deck per chapter: nbconvert's slides of the chapter as published for
-Colab (``book_tools.plain_notebook``), with the outputs of the last build
-(``_build/jupyter_execute``; nothing is executed here). Each heading and each figure starts
+Colab (``book_tools.plain_notebook``), with the outputs of the last build (its execution
+cache, ``book_tools.execute.CACHE``; nothing is executed here). Each heading and each figure starts
 a slide; code and the cells hidden on the site are left out; a long slide scrolls.
 reveal.js and MathJax are copied from ``node_modules`` beside the decks (offline).
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 from nbconvert.exporters import SlidesExporter
 
+from book_tools.execute import CACHE
 from book_tools.notebooks import BOOK, REPO
 from book_tools.plain_notebook import book_context, plain_notebook
 
@@ -24,7 +25,6 @@ TEMPLATES = Path(__file__).resolve().parent / "slides_template"
 REVEAL = REPO / "node_modules" / "reveal.js" / "dist"
 MATHJAX = REPO / "node_modules" / "mathjax" / "es5"
 THEME = "white"  # its fonts ship with reveal.js; most other themes import Google Fonts
-EXECUTED = REPO / "_build" / "jupyter_execute" / "book"  # the build's executed chapters
 HIDDEN = frozenset({"remove-cell", "remove-output", "hide-cell", "hide-output"})
 HEADING = re.compile(r"^(#{1,3}) ", re.MULTILINE)
 
@@ -97,17 +97,33 @@ def copy_scripts(out_dir: Path) -> None:
             shutil.copy2(source, out_dir / target)
 
 
-def write_decks(out_dir: Path, executed_dir: Path, stems: list[str] | None = None) -> list[Path]:
-    """One ``<stem>.slides.html`` per chapter (default: every executed chapter)."""
-    stems = stems or sorted(p.stem for p in executed_dir.glob("[0-9]*.ipynb"))
-    missing = [s for s in stems if not (executed_dir / f"{s}.ipynb").is_file()]
-    if not stems or missing:
-        raise FileNotFoundError(f"no executed {missing or 'chapters'} in {executed_dir}: "
-                                "make book executes them there")
+def executed_chapter(cache, source: Path) -> nbformat.NotebookNode | None:
+    """The build's execution of ``source`` from its jupyter-cache, or None."""
+    from jupyter_cache.base import CachingError
+    from myst_nb.core.read import myst_nb_reader_plugin
+
+    try:
+        _, nb = cache.merge_match_into_notebook(myst_nb_reader_plugin(str(source)))
+    except (KeyError, CachingError):
+        return None
+    return nb
+
+
+def write_decks(out_dir: Path, cache_dir: Path, stems: list[str] | None = None) -> list[Path]:
+    """One ``<stem>.slides.html`` per chapter (default: every chapter), from the build's
+    executions in ``cache_dir``."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(cache_dir)
+    stems = stems or sorted(p.stem for p in BOOK.glob("[0-9]*.md"))
+    ran = {s: executed_chapter(cache, BOOK / f"{s}.md") for s in stems}
+    if missing := [s for s, nb in ran.items() if nb is None]:
+        raise FileNotFoundError(f"no execution of {missing} in {cache_dir} as the chapters "
+                                "are now: make book executes them there")
     copy_scripts(out_dir)
     written = []
     for stem in stems:
-        deck = deck_notebook(nbformat.read(executed_dir / f"{stem}.ipynb", 4), BOOK / f"{stem}.md")
+        deck = deck_notebook(ran[stem], BOOK / f"{stem}.md")
         html, _ = exporter().from_notebook_node(deck, resources={"metadata": {"name": stem}})
         written.append(out_dir / f"{stem}.slides.html")
         written[-1].write_text(html, encoding="utf-8")
@@ -118,6 +134,6 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__.rsplit("\n\n", 1)[-1].strip())
     try:
-        print(f"{len(write_decks(Path(sys.argv[1]), EXECUTED))} decks in {sys.argv[1]}")
+        print(f"{len(write_decks(Path(sys.argv[1]), CACHE))} decks in {sys.argv[1]}")
     except (FileNotFoundError, ValueError) as e:
         sys.exit(f"make slides: {e}")

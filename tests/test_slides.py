@@ -79,3 +79,13 @@ def test_a_deck_loads_no_script_or_style_from_the_network(decks):
     assert not [u for u in urls if re.match(r"^(https?:)?//", u)], urls
     assert "reveal.js/dist/reveal.js" in urls and "mathjax/tex-chtml-full.js" in urls
     assert not re.search(r"""(src|href)\s*=\s*["']?https?://[^"']*\.(js|css|mjs)\b""", html)
+
+
+def test_decks_come_from_the_builds_executions_and_say_when_there_are_none(tmp_path):
+    from jupyter_cache import get_cache
+
+    from book_tools.slides import executed_chapter, write_decks
+
+    assert executed_chapter(get_cache(tmp_path / "cache"), CHAPTERS[0]) is None
+    with pytest.raises(FileNotFoundError, match="make book executes them there"):
+        write_decks(tmp_path / "decks", tmp_path / "cache", [CHAPTERS[0].stem])
