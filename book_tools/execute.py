@@ -81,8 +81,20 @@ def execute(cache_dir: Path = CACHE, sources: list[Path] | None = None) -> list[
                 "name": "myst_nb_md", "type": "plugin"}).pk)
     if not run:
         return []
-    result = load_executor("local-parallel", cache).run_and_cache(filter_pks=run, timeout=900)
+    with _untrimmed(cache):
+        result = load_executor("local-parallel", cache).run_and_cache(filter_pks=run,
+                                                                     timeout=900)
     return [*result.excepted, *result.errored]
+
+
+def _untrimmed(cache):
+    """jupyter-cache trims old records after each one it caches, reading the records to
+    keep and those to delete in two queries: a record another process adds in between is
+    deleted (KeyError; the build executes that chapter again). The book's cache holds a
+    few dozen records: nothing needs trimming."""
+    from unittest import mock
+
+    return mock.patch.object(type(cache), "truncate_caches", lambda self: None)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -144,8 +156,10 @@ def _cache(notebook, source: Path, run: dict, cache_dir: Path) -> None:
     data = {"execution_seconds": run["seconds"], "inputs_key": run["key"], "ledger": {
         ledger.name: ledger.read_text()} if writing_dir() and ledger.is_file()
         and ledger.stat().st_mtime >= run["started"] else {}}
-    get_cache(cache_dir).cache_notebook_bundle(CacheBundleIn(nb, str(source), data=data),
-                                               check_validity=False, overwrite=True)
+    cache = get_cache(cache_dir)
+    with _untrimmed(cache):
+        cache.cache_notebook_bundle(CacheBundleIn(nb, str(source), data=data),
+                                    check_validity=False, overwrite=True)
 
 
 if __name__ == "__main__":
