@@ -1,1 +1,0 @@
-"""Shared code of the book: GPT-2 checkpoint loading, a transparent attention, the ledger, plots."""
