@@ -29,10 +29,15 @@ LEGEND_POINTS = 10
 LEGEND_PX_KEY = "attention-book:smallest-legend-px"  # a PNG text chunk; "none": no legend
 PHONE_KEY = "attention-book:phone-png"  # a PNG text chunk: the phone drawing, base64
 PHONE_INCHES = 3.5
+PHONE_PANEL = PHONE_INCHES - 0.9  # a panel's width beside its tick labels and axis label
 plt.rcParams.update({"figure.dpi": DPI, "savefig.dpi": DPI, "axes.spines.top": False,
                      "axes.spines.right": False, "font.size": 10,
                      "legend.fontsize": LEGEND_POINTS, "figure.constrained_layout.use": True,
                      "axes.titlesize": 10})
+# The phone drawing's canvas: the crop pads the drawing's tight box by savefig.pad_inches
+# where the layout engine left w_pad, so this canvas crops to PHONE_INCHES when first drawn.
+PHONE_CANVAS = PHONE_INCHES - 2 * (plt.rcParams["savefig.pad_inches"]
+                                   - plt.rcParams["figure.constrained_layout.w_pad"]) - 0.02
 
 
 def heads_grid(values: np.ndarray, title: str, label: str, ax: Axes | None = None,
@@ -143,7 +148,8 @@ def phone_layout(fig: Figure) -> None:
     the layout engine places colour bars and legends again. Text set smaller than the
     axes' (numbers written in a grid's cells) is left out: it could not be read there."""
     outside = [ax for ax in fig.axes if ax.get_legend() is not None
-               and not ax.bbox.contains(*_centre(ax.get_legend().get_window_extent()))]
+               and (not ax.bbox.contains(*_centre(ax.get_legend().get_window_extent()))
+                    or ax.get_legend().get_window_extent().width / fig.dpi > PHONE_PANEL)]
     width, height = fig.get_size_inches()
     panels = _panels(fig)
     rows, columns = (panels[0].get_subplotspec().get_gridspec().get_geometry() if panels
@@ -153,14 +159,14 @@ def phone_layout(fig: Figure) -> None:
         for k, ax in enumerate(panels):
             ax.set_subplotspec(grid[k, 0])
     panel_aspect = (height / rows) / (width / columns)
-    fig.set_size_inches(PHONE_INCHES, PHONE_INCHES * panel_aspect * len(panels)
+    fig.set_size_inches(PHONE_CANVAS, PHONE_INCHES * panel_aspect * len(panels)
                         if columns > 1 else height * max(PHONE_INCHES / width * 1.6, 0.85))
     for ax in fig.axes:
         for t in ax.texts:
             if t.get_fontsize() < 0.75 * LEGEND_POINTS:
                 t.set_visible(False)
         for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):
-            _wrap(t, PHONE_INCHES - 0.9)  # a label wider than its panel collapses the layout
+            _wrap(t, PHONE_PANEL)  # a label wider than its panel collapses the layout
     if fig._suptitle is not None:
         _wrap(fig._suptitle, PHONE_INCHES - 0.2)
     for ax in outside:  # a legend beside or below its panel goes under the figure
@@ -181,8 +187,8 @@ def _wrap(text, inches: float) -> None:
 
     words = text.get_text()
     width = int(inches * 72 / (0.6 * text.get_fontsize()))
-    if len(words) > width and "$" not in words and "\n" not in words:
-        text.set_text(textwrap.fill(words, width))
+    if "$" not in words:
+        text.set_text("\n".join(textwrap.fill(line, width) for line in words.split("\n")))
 
 
 def _phone_columns(legend, dpi: float) -> int:

@@ -7,6 +7,7 @@ assign keeps of a master notebook for the student.
 
 from __future__ import annotations
 
+import itertools
 import re
 from fractions import Fraction
 from typing import Any
@@ -79,9 +80,10 @@ def literal_forms(value: Any) -> set[str]:
     if isinstance(value, dict):
         return _short({repr(_plain(value))}).union(*(literal_forms(v) for v in value.values()))
     if isinstance(value, set | frozenset):
-        items = sorted(value, key=repr)
-        return {repr(set(items)), repr(items), repr(tuple(items)),
-                "{" + ", ".join(map(repr, reversed(items))) + "}"}
+        items = sorted(value, key=repr)  # a set prints in its hashes' order: any order
+        orders = itertools.permutations(items) if len(items) <= 4 else (items, items[::-1])
+        return {repr(items), repr(tuple(items))} | {"{" + ", ".join(map(repr, order)) + "}"
+                                                    for order in orders}
     if isinstance(value, tuple | list):
         return _short({repr(_plain(value)), repr(tuple(_plain(value)))}).union(
             *(literal_forms(v) for v in value))

@@ -97,3 +97,36 @@ def test_forked_calls_run_with_their_environment_and_log_what_failed(tmp_path, m
     assert "to the log: hello" in forked_calls.tail(tmp_path / "ok.log", 200)
     assert "FORKED_CALL" not in os.environ  # only the forked call had it
     assert forked_calls.tail(tmp_path / "absent.log", 10) == ""
+
+
+@pytest.mark.slow
+def test_loadgroup_keeps_a_group_on_one_worker(tmp_path):
+    """make site sends a page's checks to one browser with ``--dist loadgroup``; a pytest and
+    pytest-xdist pair that ignores the groups (pytest-xdist issue 1386) would load every page
+    many times, and no check would fail for it."""
+    (tmp_path / "test_planted.py").write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.mark.parametrize("page", ["a", "b"])
+        @pytest.mark.parametrize("k", range(4))
+        def test_one(page, k):
+            pass
+        """))
+    (tmp_path / "conftest.py").write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.hookimpl(tryfirst=True)  # as tests/site/conftest.py does
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.add_marker(pytest.mark.xdist_group(item.callspec.params["page"]))
+        """))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2",
+                           "--dist", "loadgroup", "-v", str(tmp_path)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:]
+    workers: dict[str, set[str]] = {}
+    for line in done.stdout.splitlines():
+        if "PASSED" in line and "@" in line:
+            workers.setdefault(line.rsplit("@", 1)[1].strip(), set()).add(line.split("]")[0])
+    assert sorted(workers) == ["a", "b"], done.stdout[-2000:]
+    assert all(len(w) == 1 for w in workers.values()), workers

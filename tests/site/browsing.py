@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bs4 import BeautifulSoup
+
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("ATTENTION_BOOK_SITE", REPO / "_build" / "html")).resolve()
 REQUIRE = os.environ.get("ATTENTION_BOOK_REQUIRE_SITE") == "1"
@@ -39,6 +41,12 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
   done('typeset');
 })().catch(e => done('page script failed: ' + e));
 """
+
+
+@functools.cache
+def parse(page: Path) -> BeautifulSoup:
+    """A built page parsed (lxml), once per process: read it, never change it."""
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "lxml")
 
 
 def site_pages(site: Path = SITE) -> list[Path]:

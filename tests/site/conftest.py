@@ -22,6 +22,7 @@ from browsing import (
     SITE,
     Shown,
     is_redirect,
+    parse,
     rel,
     serve,
     show,
@@ -43,12 +44,24 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("page", pages, ids=rel, scope="session")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups
 def pytest_collection_modifyitems(config, items):
-    for item in items:
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
         item.add_marker(pytest.mark.slow)
         page = getattr(getattr(item, "callspec", None), "params", {}).get("page")
         if page is not None:
             item.add_marker(pytest.mark.xdist_group(rel(page)))
+            first.setdefault(rel(page), i)
+    # A page's checks together, those at the desktop window first: the browser loads each
+    # page once and switches to the phone once.
+    where = {id(item): first.get(_group(item), i) for i, item in enumerate(items)}
+    items.sort(key=lambda item: (where[id(item)], "phone" in item.fixturenames))
+
+
+def _group(item) -> str | None:
+    page = getattr(getattr(item, "callspec", None), "params", {}).get("page")
+    return None if page is None else rel(page)
 
 
 @pytest.fixture(scope="session")
@@ -60,17 +73,10 @@ def site() -> Path:
     return SITE
 
 
-@pytest.fixture(scope="session")
-def parsed() -> dict[Path, BeautifulSoup]:
-    return {}
-
-
 @pytest.fixture
-def doc(page, parsed) -> BeautifulSoup:
+def doc(page) -> BeautifulSoup:
     """The page, parsed once."""
-    if page not in parsed:
-        parsed[page] = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-    return parsed[page]
+    return parse(page)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ visible cell that declares or runs a check, records or asserts (``Check``, thres
 import ast
 
 import pytest
+from browsing import parse
 from bs4 import BeautifulSoup
 
 from book_tools.notebooks import chapters
@@ -51,7 +52,7 @@ def test_no_code_line_is_cut_off_at_a_1300_px_window(desktop, browser):
 
 @pytest.mark.parametrize("source", chapters(), ids=lambda p: p.stem)
 def test_bookkeeping_is_off_the_readers_path(site, source):
-    doc = BeautifulSoup((site / "book" / f"{source.stem}.html").read_text(), "html.parser")
+    doc = parse(site / "book" / f"{source.stem}.html")
     cells = code_cells(doc)
     visible = sum(len(lines(code)) for code, shown in cells if shown)
     bookkeeping = sum(bookkeeping_lines(code) for code, shown in cells if shown)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-from bs4 import BeautifulSoup
+from browsing import parse
 
 from attention_book.derivation import DECORATIVE, GENUINE, PARTIAL
 from attention_book.ledger import FAILED, read_derivations, read_records
@@ -30,10 +30,6 @@ SYMPY_REPR = re.compile(
     r"FunctionMatrix|Transpose|Trace|Indexed|IndexedBase|Dummy|"
     r"Derivation|Record|Verdict|Result|Checkpoint)\("
     r"|\b_i_\d|\b\w+\.T\*|[A-Za-z_]\w*\*\*\w")
-
-
-def parse(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def test_no_output_shows_a_sympy_repr(doc):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from browsing import parse
 from bs4 import BeautifulSoup
 
 from book_tools.course import course
@@ -21,7 +22,7 @@ RAW = yaml.safe_load((REPO / "book" / "reading_paths.yml").read_text())["paths"]
 
 @pytest.fixture(scope="module")
 def guide(site) -> BeautifulSoup:
-    return BeautifulSoup((site / "book" / "instructors_guide.html").read_text(), "html.parser")
+    return parse(site / "book" / "instructors_guide.html")
 
 
 def minutes(cell) -> int:

@@ -9,15 +9,10 @@ from urllib.parse import unquote, urljoin
 import nbformat
 import pytest
 import yaml
-from browsing import REPO
-from bs4 import BeautifulSoup
+from browsing import REPO, parse
 
 from book_tools.cloud_cell import MARKER, launch_urls
 from book_tools.notebooks import chapters
-
-
-def parse(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def target(site: Path, page: Path, href: str) -> tuple[Path, str]:
@@ -39,7 +34,6 @@ def test_the_front_page_leads_to_the_intro(site, browser, root, shown):
 def claim_sections(site: Path) -> list[tuple[str, str, Path, object]]:
     """Follow intro -> ledger -> claim: (claim, status class, page, section) of every claim
     the ledger links; asserts each step of the way exists."""
-    pages: dict[Path, BeautifulSoup] = {}
     intro = site / "book" / "intro.html"
     ledger = next((target(site, intro, a["href"])[0] for a in parse(intro).select("article a")
                    if a.get("href", "").endswith("claims_ledger.html")), None)
@@ -59,7 +53,7 @@ def claim_sections(site: Path) -> list[tuple[str, str, Path, object]]:
             problems.append(f"{claim}: recorded but not linked to its section")
             continue
         page, anchor = target(site, ledger, link["href"])
-        found = pages.setdefault(page, parse(page)).find(id=anchor)
+        found = parse(page).find(id=anchor)
         if found is None:
             problems.append(f"{claim}: {link['href']} leads nowhere")
             continue

@@ -9,10 +9,12 @@ outputs, mathematics, tables and folded solutions and tables.
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
 import pytest
+from browsing import parse
 from bs4 import BeautifulSoup
 
 from book_tools.notebooks import chapters
@@ -34,8 +36,7 @@ return Array.from(scope.querySelectorAll('table')).filter(t => {
 
 
 def chapter_docs(site: Path) -> dict[str, BeautifulSoup]:
-    return {md.stem: BeautifulSoup((site / "book" / f"{md.stem}.html").read_text(),
-                                   "html.parser") for md in chapters()}
+    return {md.stem: parse(site / "book" / f"{md.stem}.html") for md in chapters()}
 
 
 def visible_cells(doc: BeautifulSoup) -> list[int]:
@@ -51,7 +52,7 @@ def visible_cells(doc: BeautifulSoup) -> list[int]:
 
 
 def prose_words(doc: BeautifulSoup) -> int:
-    article = BeautifulSoup(str(doc.find("article") or doc), "html.parser")
+    article = copy.copy(doc.find("article") or doc)
     for selector in NOT_PROSE:
         for element in article.select(selector):
             element.decompose()
