@@ -74,8 +74,9 @@ lint: $(STAMP)
 # The unit tests in two tiers: the fast one first (pytest -m "not slow": the reader's package
 # and the tooling's logic, under a minute), then the slow one (otter end to end, the
 # workflows, copies of the checkpoint, chapters run whole, the rehearsal's). tests/site and
-# tests/pdf run in their own stages, after the build they check.
-UNIT = $(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --ignore=tests/site \
+# tests/pdf run in their own stages, after the build they check. A module's tests go to one
+# worker (loadscope), which builds its module-scoped fixtures (otter's class, decks) once.
+UNIT = $(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadscope --ignore=tests/site \
        --ignore=tests/pdf
 unit: control
 	$(UNIT) -m "not slow"
