@@ -17,7 +17,7 @@ CACHE = _build/.jupyter_cache
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         background-rehearsal standin chapters-and-book \
-        bench lab clean system-deps workflow-lint checkpoint publish-notebooks pages-artifact \
+        bench lab clean system-deps workflow-lint test-background checkpoint publish-notebooks pages-artifact \
         pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
 NOTEBOOKS = _build/notebooks
 
@@ -26,7 +26,7 @@ NOTEBOOKS = _build/notebooks
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_path('purelib'),\
 	  'attention_book_checkout.pth').write_text('$(CURDIR)\n')"
 	touch $@
@@ -43,18 +43,29 @@ book: control
 # and the rehearsal's stand-in and its controls (a unit test reads the stand-in too). Then
 # every chapter under nbval followed by the strict build, which renders nbval's executions
 # (its Sphinx build takes one core), beside the unit tests. Then the PDF and the site's
-# checks, whose browsers wait on pages as often as they compute, beside the rehearsal, which
-# runs at a lower priority (nice 10) and takes the cycles they leave. Last, the publishing
-# workflow rehearsed on that site and PDF. Each target's output is printed whole, when it
-# is done.
-TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit \
-              pdf,site,background-rehearsal publish-rehearsal
-test:
-	$(foreach phase,$(TEST_PHASES),echo "make test: $(phase), from $$(date +%T)" && \
-	  $(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(phase)) && ) true
+# checks. Last, the publishing workflow rehearsed on that site and PDF. The rehearsal on the
+# stand-in (TEST_BACKGROUND) starts after the first phase and runs beside the next two at a
+# lower priority (nice 10), taking the cycles they leave (a browser waiting on a page, the
+# one-core Sphinx build); the last phase waits for it. Each target's output is printed
+# whole, when it is done.
+TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit pdf,site publish-rehearsal
+TEST_BACKGROUND = background-rehearsal
+REHEARSAL_LOG = _build/rehearsal.log
+phase = echo "make test: $(1), from $$(date +%T)" && \
+        $(MAKE) -j3 --output-sync=target $(subst $(comma), ,$(1))
 comma := ,
+test:
+	$(call phase,$(word 1,$(TEST_PHASES)))
+	mkdir -p _build && { $(MAKE) $(TEST_BACKGROUND) > $(REHEARSAL_LOG) 2>&1 & rehearsal=$$!; }; \
+	  { $(call phase,$(word 2,$(TEST_PHASES))) && $(call phase,$(word 3,$(TEST_PHASES))); }; \
+	  status=$$?; wait $$rehearsal; rehearsed=$$?; \
+	  echo "make test: $(TEST_BACKGROUND), beside the two phases above:"; cat $(REHEARSAL_LOG); \
+	  test $$status = 0 && test $$rehearsed = 0
+	$(call phase,$(word 4,$(TEST_PHASES)))
 test-phases:
 	@printf '%s\n' $(TEST_PHASES)
+test-background:
+	@echo $(TEST_BACKGROUND)
 
 background-rehearsal:
 	nice -n 10 $(MAKE) rehearsal
