@@ -15,7 +15,7 @@ BUILD_LEDGER = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger
 # The build's execution cache (MyST-NB's jupyter-cache): each chapter executed once into it.
 CACHE = _build/.jupyter_cache
 
-.PHONY: book test lint unit unit-fast unit-slow control notebooks chapters rehearsal strict-book pdf site assignment \
+.PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         background-rehearsal standin chapters-and-book \
         bench lab clean system-deps workflow-lint test-background checkpoint publish-notebooks pages-artifact \
         pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
@@ -42,14 +42,13 @@ book: control
 # another writes (make bench times each; each phase's start is printed). First the linters
 # and the rehearsal's stand-in and its controls (a unit test reads the stand-in too). Then
 # every chapter under nbval followed by the strict build, which renders nbval's executions
-# (its Sphinx build takes one core), beside the fast unit tests. Then the PDF and the site's
-# checks, beside the slow unit tests. Last, the publishing workflow rehearsed on that site
-# and PDF. The rehearsal on the stand-in (TEST_BACKGROUND) starts after the first phase and
-# runs beside the next two at a lower priority (nice 10), taking the cycles they leave (a
-# browser waiting on a page, the one-core Sphinx build); the last phase waits for it. Each
-# target's output is printed whole, when it is done.
-TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit-fast pdf,site,unit-slow \
-              publish-rehearsal
+# (its Sphinx build takes one core), beside the unit tests. Then the PDF and the site's
+# checks. Last, the publishing workflow rehearsed on that site and PDF. The rehearsal on the
+# stand-in (TEST_BACKGROUND) starts after the first phase and runs beside the next two at a
+# lower priority (nice 10), taking the cycles they leave (a browser waiting on a page, the
+# one-core Sphinx build); the last phase waits for it. Each target's output is printed
+# whole, when it is done.
+TEST_PHASES = workflow-lint,lint,standin chapters-and-book,unit pdf,site publish-rehearsal
 TEST_BACKGROUND = background-rehearsal
 REHEARSAL_LOG = _build/rehearsal.log
 phase = echo "make test: $(1), from $$(date +%T)" && \
@@ -90,11 +89,8 @@ lint: $(STAMP)
 # worker (loadscope), which builds its module-scoped fixtures (otter's class, decks) once.
 UNIT = $(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadscope --ignore=tests/site \
        --ignore=tests/pdf
-unit: unit-fast
-	$(MAKE) unit-slow
-unit-fast: control
+unit: control
 	$(UNIT) -m "not slow"
-unit-slow: control
 	$(UNIT) -m slow
 
 # The controls every GPT-2 check also runs on (random init, permuted, reparametrised):

@@ -55,7 +55,7 @@ def test_the_bench_times_a_process_with_its_peak_memory_and_each_cells_time():
     assert bench.cell_seconds(nb) == [(2, 1.5, "# how")]
     phases = subprocess.run(["make", "-s", "--no-print-directory", "test-phases"], cwd=REPO,
                             capture_output=True, text=True, check=True).stdout.split()
-    assert "chapters-and-book,unit-fast" in phases and phases[-1] == "publish-rehearsal"
+    assert "chapters-and-book,unit" in phases and phases[-1] == "publish-rehearsal"
     assert bench.make_list("test-background") == ["background-rehearsal"]
 
 
