@@ -143,9 +143,10 @@ def _panels(fig: Figure) -> list[Axes]:
 
 def phone_layout(fig: Figure) -> None:
     """Redraw ``fig`` for a phone: ``PHONE_INCHES`` wide, its panels in one column, each
-    as tall for its width as on the page (a single column: a quarter taller, since the
-    text keeps its size);
-    the layout engine places colour bars and legends again. Text set smaller than the
+    with its own tick labels and as tall for its width as on the page (a single column: a
+    quarter taller, since the text keeps its size); a legend outside its panel or wider
+    than a phone's panel goes under the figure; the layout engine places colour bars and
+    legends again. Text set smaller than the
     axes' (numbers written in a grid's cells) is left out: it could not be read there."""
     outside = [ax for ax in fig.axes if ax.get_legend() is not None
                and (not ax.bbox.contains(*_centre(ax.get_legend().get_window_extent()))
@@ -158,6 +159,7 @@ def phone_layout(fig: Figure) -> None:
         grid = fig.add_gridspec(len(panels), 1)
         for k, ax in enumerate(panels):
             ax.set_subplotspec(grid[k, 0])
+            ax.tick_params(labelleft=True, labelbottom=True)  # shared axes hid the inner
     panel_aspect = (height / rows) / (width / columns)
     fig.set_size_inches(PHONE_CANVAS, PHONE_INCHES * panel_aspect * len(panels)
                         if columns > 1 else height * max(PHONE_INCHES / width * 1.6, 0.85))
