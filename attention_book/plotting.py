@@ -171,8 +171,15 @@ def phone_layout(fig: Figure) -> None:
             _wrap(t, PHONE_PANEL)  # a label wider than its panel collapses the layout
     if fig._suptitle is not None:
         _wrap(fig._suptitle, PHONE_INCHES - 0.2)
-    for ax in outside:  # a legend beside or below its panel goes under the figure
-        _below_the_figure(ax.get_legend(), _phone_columns(ax.get_legend(), fig.dpi))
+    moved = set()
+    for ax in outside:  # a legend beside or below its panel goes under the figure, once
+        legend = ax.get_legend()
+        entries = tuple(t.get_text() for t in legend.texts)
+        if entries in moved:  # panels sharing one legend keep one under the figure
+            legend.remove()
+            continue
+        moved.add(entries)
+        _below_the_figure(legend, _phone_columns(legend, fig.dpi))
     for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
         if legend is not None and (k := _phone_columns(legend, fig.dpi)) != legend._ncols:
             _set_columns(legend, k)
