@@ -17,8 +17,9 @@ CACHE = _build/.jupyter_cache
 
 .PHONY: book test lint unit control notebooks chapters rehearsal strict-book pdf site assignment \
         background-rehearsal standin chapters-and-book \
-        bench lab clean system-deps workflow-lint test-background checkpoint publish-notebooks pages-artifact \
-        pages-check deploy-guard publish-rehearsal hub-revision grade slides test-phases
+        bench lab clean system-deps workflow-lint test-background checkpoint publish-notebooks \
+        pages-artifact pages-check deploy-guard publish-rehearsal hub-revision grade slides \
+        test-phases
 NOTEBOOKS = _build/notebooks
 
 # The package installs attention_book alone; book_tools (the build and its checks) and
@@ -87,8 +88,8 @@ lint: $(STAMP)
 # workflows, copies of the checkpoint, chapters run whole, the rehearsal's). tests/site and
 # tests/pdf run in their own stages, after the build they check. A module's tests go to one
 # worker (loadscope), which builds its module-scoped fixtures (otter's class, decks) once.
-UNIT = $(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadscope --ignore=tests/site \
-       --ignore=tests/pdf
+UNIT = $(BIN)/python -m pytest tests -q -p no:cacheprovider -n 2 --dist loadscope \
+       --ignore=tests/site --ignore=tests/pdf
 unit: control
 	$(UNIT) -m "not slow"
 	$(UNIT) -m slow

@@ -146,11 +146,10 @@ def phone_layout(fig: Figure) -> None:
     with its own tick labels and as tall for its width as on the page (a single column: a
     quarter taller, since the text keeps its size); a legend outside its panel or wider
     than a phone's panel goes under the figure; the layout engine places colour bars and
-    legends again. Text set smaller than the
-    axes' (numbers written in a grid's cells) is left out: it could not be read there."""
+    legends again. Text set smaller than the axes' (numbers written in a grid's cells) is
+    left out: it could not be read there."""
     outside = [ax for ax in fig.axes if ax.get_legend() is not None
-               and (not ax.bbox.contains(*_centre(ax.get_legend().get_window_extent()))
-                    or ax.get_legend().get_window_extent().width / fig.dpi > PHONE_PANEL)]
+               and _leaves_its_panel(ax.get_legend().get_window_extent(), ax, fig.dpi)]
     width, height = fig.get_size_inches()
     panels = _panels(fig)
     rows, columns = (panels[0].get_subplotspec().get_gridspec().get_geometry() if panels
@@ -185,8 +184,11 @@ def phone_layout(fig: Figure) -> None:
             _set_columns(legend, k)
 
 
-def _centre(box) -> tuple[float, float]:
-    return (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+def _leaves_its_panel(box, ax: Axes, dpi: float) -> bool:
+    """A legend drawn in ``box`` on the page sits outside its panel, or is too wide for the
+    panel on a phone."""
+    centre = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    return not ax.bbox.contains(*centre) or box.width / dpi > PHONE_PANEL
 
 
 def _wrap(text, inches: float) -> None:

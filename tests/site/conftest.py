@@ -49,10 +49,9 @@ def pytest_collection_modifyitems(config, items):
     first: dict[str, int] = {}
     for i, item in enumerate(items):
         item.add_marker(pytest.mark.slow)
-        page = getattr(getattr(item, "callspec", None), "params", {}).get("page")
-        if page is not None:
-            item.add_marker(pytest.mark.xdist_group(rel(page)))
-            first.setdefault(rel(page), i)
+        if (group := _group(item)) is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+            first.setdefault(group, i)
     # A page's checks together, those at the desktop window first: the browser loads each
     # page once and switches to the phone once.
     where = {id(item): first.get(_group(item), i) for i, item in enumerate(items)}
