@@ -9,9 +9,11 @@ BUILD_FLAGS = --warningiserror --keep-going
 # The chapters' linear algebra is small (at most 768 wide): BLAS threads only add
 # synchronisation, and on a busy machine they make a chapter many times slower.
 export OPENBLAS_NUM_THREADS ?= 1
-# Only the book's build writes the claims ledger; a chapter run anywhere else (nbval, a
-# reader's notebook, a homework) keeps it in memory.
-BUILD_LEDGER = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger
+# Only the book's build writes the claims ledger and draws each figure for phones too
+# (attention_book.plotting); a chapter run anywhere else (a reader's notebook, a homework,
+# the rehearsal) keeps its ledger in memory and draws a figure once. nbval's runs are the
+# build's: the strict build renders them.
+BUILD_ENV = ATTENTION_BOOK_LEDGER_DIR=$(CURDIR)/_build/ledger ATTENTION_BOOK_PHONE_DRAWINGS=1
 # The build's execution cache (MyST-NB's jupyter-cache): each chapter executed once into it.
 CACHE = _build/.jupyter_cache
 
@@ -36,8 +38,8 @@ $(STAMP): requirements.txt pyproject.toml
 # the build renders them from there.
 book: control
 	rm -rf $(CACHE)
-	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
-	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
+	$(BUILD_ENV) $(BIN)/python -m book_tools.execute
+	$(BUILD_ENV) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 # make test's phases, in turn; a phase's targets run side by side, since none reads what
 # another writes (make bench times each; each phase's start is printed). First the linters
@@ -109,7 +111,7 @@ notebooks: $(STAMP)
 # that execution, so nbval runs with the build's ledger.
 chapters: notebooks control
 	rm -rf $(CACHE)
-	$(BUILD_LEDGER) $(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider \
+	$(BUILD_ENV) $(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider \
 	  -q -p book_tools.execute --executed-cache $(CACHE) -n 2 --dist loadfile $(NOTEBOOKS)
 
 # The rehearsal's stand-in (book_tools.standin: the real attention tensors with synthetic wte
@@ -129,8 +131,8 @@ rehearsal: control
 # build renders them all from the cache.
 strict-book: control
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/ledger
-	$(BUILD_LEDGER) $(BIN)/python -m book_tools.execute
-	$(BUILD_LEDGER) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
+	$(BUILD_ENV) $(BIN)/python -m book_tools.execute
+	$(BUILD_ENV) $(BIN)/jupyter-book build . $(BUILD_FLAGS)
 
 # The built site's checks (tests/site), two browsers side by side: each takes a page's
 # checks together and loads the page once.

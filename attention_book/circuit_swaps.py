@@ -8,6 +8,12 @@ the heads write; giving it the neighbour's QK parameters moves the patterns and 
 messages. This module makes those exchanges and measures what moved; that the untouched
 half does not move is derived in the chapter and unit-tested in
 ``tests/test_circuit_swaps.py``.
+
+Every head of a layer reads the same normalised rows, so a head given its neighbour's QK
+parameters computes its neighbour's queries, keys and pattern, and a head given its
+neighbour's OV parameters computes its neighbour's values: both exchanges of a whole
+layer are read off one trace of it (``neighbour_qk_pattern``, ``neighbour_ov_writes``),
+bit for bit what running the exchanged layer gives (unit-tested).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .gpt2 import GPT2, AttentionWeights, attention
+from .gpt2 import GPT2, AttentionTrace, AttentionWeights, attention
 
 QK_PARAMETERS = ("W_Q", "b_Q", "W_K", "b_K")
 OV_PARAMETERS = ("W_V", "b_V", "W_O")
@@ -49,17 +55,30 @@ def total_variation(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return 0.5 * np.abs(p - q).sum(-1)
 
 
+def neighbour_qk_pattern(trace: AttentionTrace) -> np.ndarray:
+    """Each head's pattern [head, query, source] when its QK parameters come from the
+    previous head (``from_neighbour``): the previous head's pattern in ``trace``, whose
+    queries and keys it now computes from the same rows."""
+    return np.roll(trace.pattern, 1, axis=0)
+
+
+def neighbour_ov_writes(w: AttentionWeights, trace: AttentionTrace) -> np.ndarray:
+    """What each head writes [head, query, d_model] when its OV parameters come from the
+    previous head: its own pattern (its QK parameters are untouched) over the previous
+    head's values, through the previous head's W_O, as ``attention`` computes a write."""
+    return (trace.pattern @ np.roll(trace.v, 1, axis=0)) @ np.roll(w.W_O, 1, axis=0)
+
+
 def swap_effects(w: AttentionWeights, x: np.ndarray, eps: float) -> tuple[np.ndarray,
                                                                         np.ndarray]:
     """Per head of one layer on rows ``x``: the relative change of the head's write when
     the OV parameters come from its neighbour, and the largest total-variation change of
     a pattern row when the QK parameters do."""
     base = attention(w, x, eps=eps)
-    ov = attention(from_neighbour(w, OV_PARAMETERS), x, eps=eps)
-    qk = attention(from_neighbour(w, QK_PARAMETERS), x, eps=eps)
     written = np.linalg.norm(base.head_writes, axis=(1, 2))
-    moved = np.linalg.norm(ov.head_writes - base.head_writes, axis=(1, 2))
-    return moved / written, total_variation(qk.pattern, base.pattern).max(-1)
+    moved = np.linalg.norm(neighbour_ov_writes(w, base) - base.head_writes, axis=(1, 2))
+    return moved / written, total_variation(neighbour_qk_pattern(base),
+                                            base.pattern).max(-1)
 
 
 def layer_swap_effects(model: GPT2, layer: int, x: np.ndarray) -> tuple[np.ndarray,
@@ -80,13 +99,13 @@ def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int) -> float:
     if reader not in (0, 1):
         raise ValueError(f"reader is layer 0 or 1, not {reader}")
     w0, eps = model.layers[0], model.config.eps
+    base = attention(w0, x, eps=eps)
     if reader == 0:
-        before, after = (attention(w, x, eps=eps).pattern
-                         for w in (w0, from_neighbour(w0, OV_PARAMETERS)))
-    else:
-        before, after = (attention(model.layers[1], x + attention(w, x, eps=eps).out,
-                                   eps=eps).pattern
-                         for w in (w0, from_neighbour(w0, OV_PARAMETERS)))
+        after = attention(from_neighbour(w0, OV_PARAMETERS), x, eps=eps).pattern
+        return float(total_variation(after, base.pattern).max())
+    exchanged_out = neighbour_ov_writes(w0, base).sum(0) + w0.b_O  # as attention's .out
+    before, after = (attention(model.layers[1], x + out, eps=eps).pattern
+                     for out in (base.out, exchanged_out))
     return float(total_variation(after, before).max())
 
 

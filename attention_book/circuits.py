@@ -6,6 +6,14 @@ at most 64. ``FactoredCircuit`` keeps them as the two 768 x 64 factors (as Trans
 factors, and the dense 768 x 768 matrix is formed only by ``dense()``. Non-zero singular
 values are those of R_A R_B^T, where A = Q_A R_A and B = Q_B R_B are thin QR factorisations
 of the two factors: a 64 x 64 problem.
+
+R_A is the Cholesky factor of the 64 x 64 Gram matrix A^T A (R_A^T R_A = A^T A: the same R
+as Householder QR's, up to the signs of its rows, which move no singular value), at a
+fraction of Householder's cost. Forming A^T A squares A's condition number, so this route
+is taken only when a shifted Cholesky proves cond <= ~1e3 for both factors (singular
+values then agree with Householder's to about 1e-10 relative or better; GPT-2's factors
+have cond < 60 and agree to 2e-13); with a rank-deficient or ill-conditioned factor both
+go through Householder QR.
 """
 
 from __future__ import annotations
@@ -21,10 +29,37 @@ def column_major64(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(np.swapaxes(a, -1, -2).astype(np.float64, order="C"), -1, -2)
 
 
+# Gram route only if lambda_min(A^T A) > GRAM_FLOOR * trace(A^T A): cond(A) <= ~1e3
+GRAM_FLOOR = 1e-6
+
+
+def gram_factor(A: np.ndarray) -> np.ndarray | None:
+    """R [..., k, k] of the thin QR factorisation A = Q R of A [..., d, k] (k <= d), in
+    float64 and with a positive diagonal, as the Cholesky factor of A^T A; None unless
+    every matrix of the stack is well conditioned (module docstring)."""
+    a = np.asarray(A, dtype=np.float64)
+    gram = np.swapaxes(a, -1, -2) @ a
+    floor = GRAM_FLOOR * np.trace(gram, axis1=-2, axis2=-1)[..., None, None]
+    try:  # succeeds only if lambda_min(gram) > floor, a bound on cond(A)
+        np.linalg.cholesky(gram - floor * np.eye(gram.shape[-1]))
+    except np.linalg.LinAlgError:
+        return None
+    return np.swapaxes(np.linalg.cholesky(gram), -1, -2)
+
+
+def householder_factor(A: np.ndarray) -> np.ndarray:
+    """R [..., k, k] of the thin QR factorisation of A [..., d, k], by Householder QR in
+    float64: accurate however ill conditioned A is."""
+    return np.linalg.qr(column_major64(np.asarray(A)), mode="r")  # only R is needed
+
+
 def factored_singular_values(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Singular values of A @ B^T (descending) for A, B of shape [..., d, k], k <= d."""
-    r_a = np.linalg.qr(column_major64(np.asarray(A)), mode="r")  # only R is needed
-    r_b = np.linalg.qr(column_major64(np.asarray(B)), mode="r")
+    """Singular values of A @ B^T (descending) for A, B of shape [..., d, k], k <= d:
+    those of R_A R_B^T, both R by ``gram_factor`` when both stacks are well conditioned,
+    both by ``householder_factor`` otherwise."""
+    r_a, r_b = gram_factor(A), gram_factor(B)
+    if r_a is None or r_b is None:
+        r_a, r_b = householder_factor(A), householder_factor(B)
     return np.linalg.svd(r_a @ np.swapaxes(r_b, -1, -2), compute_uv=False)
 
 

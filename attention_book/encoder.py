@@ -20,7 +20,10 @@ import numpy as np
 from .kv_decoding import rel_gap
 from .usage_maps import attend
 
-_erf = np.frompyfunc(math.erf, 1, 1)
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """The C library's erf (``math.erf``) of every entry, in float64."""
+    return np.fromiter(map(math.erf, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
 
 
 class Tracked(dict):
@@ -120,7 +123,9 @@ def untrained(weights: dict, seed: int = 0) -> dict[str, np.ndarray]:
             return np.ones_like(a)
         if name.endswith(".bias") or a.dtype != np.float32:
             return np.zeros_like(a)
-        return 0.02 * rng.standard_normal(a.shape, dtype=np.float32)
+        drawn = rng.standard_normal(a.shape, dtype=np.float32)
+        drawn *= 0.02  # in place: the same products, without a second array
+        return drawn
 
     return {name: like(name, a) for name, a in dict.items(weights)}
 

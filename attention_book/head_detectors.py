@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gpt2 import GPT2
+from .gpt2 import GPT2, attention
 
 # A head counts as doing a job when, on average, the majority of its attention mass goes
 # to the one position that job designates.
@@ -43,9 +43,12 @@ def repeated_random_tokens(rng: np.random.Generator, vocab: int | np.ndarray, n_
 def attention_patterns(model: GPT2, ids: np.ndarray, mlp: bool = True) -> np.ndarray:
     """[n_layer, n_head, T, T] patterns of the whole model (embedding, attention, MLP)
     on one sequence of token ids. Needs the model's token embeddings, and its MLP
-    weights unless ``mlp=False``."""
-    forward = model.run(model.embed(ids), mlp=mlp)
-    return np.stack([tr.pattern for tr in forward.traces])
+    weights unless ``mlp=False``. The last layer's attention reads the rows the layers
+    before it wrote; its MLP, which no pattern reads, is not run."""
+    last = model.config.n_layer - 1
+    forward = model.run(model.embed(ids), mlp=mlp, layers=last)
+    final = attention(model.layers[last], forward.output, eps=model.config.eps)
+    return np.stack([tr.pattern for tr in (*forward.traces, final)])
 
 
 def induction_scores(patterns: np.ndarray, n_random: int) -> np.ndarray:

@@ -26,9 +26,10 @@ def shared_key_lens(model: GPT2) -> GPT2:
     lens, so every head's M = W_Q W_Q^T is symmetric and positive semi-definite."""
     d, changes = model.config.d_model, {}
     for layer in range(model.config.n_layer):
-        p, w, b = _c_attn(model, layer)
-        w[:, d:2 * d], b[d:2 * d] = w[:, :d], b[:d]
-        changes |= {p + "weight": w, p + "bias": b}
+        p = f"h.{layer}.attn.c_attn."
+        for s in ("weight", "bias"):  # [Q | K | V] -> [Q | Q | V] in one copy
+            t = model.tensors[p + s]
+            changes[p + s] = np.concatenate([t[..., :d], t[..., :d], t[..., 2 * d:]], -1)
     return model.with_tensors(changes)
 
 
@@ -59,7 +60,9 @@ def swap_lenses(w: AttentionWeights, biases: bool = True) -> AttentionWeights:
 
 
 def without_values(w: AttentionWeights) -> AttentionWeights:
-    """One layer's weights with an empty value path (W_V, b_V and W_O of width 0): the
-    book's ``attention`` on them computes the same queries, keys, scores and pattern,
-    and writes nothing, at half the cost, for measures that read only the scores."""
-    return replace(w, W_V=w.W_V[..., :0], b_V=w.b_V[..., :0], W_O=w.W_O[:, :0])
+    """One layer's weights with an empty value path (W_V, b_V, W_O and b_O of width 0):
+    the book's ``attention`` on them computes the same queries, keys, scores and pattern,
+    bit for bit, and writes nothing (head writes and output of width 0), at a third of
+    the cost, for measures that read only the scores."""
+    return replace(w, W_V=w.W_V[..., :0], b_V=w.b_V[..., :0], W_O=w.W_O[:, :0, :0],
+                   b_O=w.b_O[:0])

@@ -1,10 +1,12 @@
 """Figures shared by the chapters: one look for every layer-by-head grid and spectrum.
 
-Every figure is drawn twice by ``finish``: for a page (about 6.4 in wide) and for a phone
+Every figure is drawn by ``finish`` for a page (about 6.4 in wide) and, in the book's
+build (``PHONE_DRAWINGS_VAR`` set to 1, as make's build targets set it), for a phone
 (``PHONE_INCHES`` wide, its panels stacked in one column). The phone drawing travels
 inside the page drawing's PNG (``PHONE_KEY``, a text chunk); the site's build takes it out
 and serves it to screens narrower than 600 px (``book_tools.sphinx_site``), where a figure
-fits the screen instead of scrolling. Legend text is as large as the axes' text
+fits the screen instead of scrolling. A reader's own run, whose notebook no phone shows,
+draws each figure once. Legend text is as large as the axes' text
 (``LEGEND_POINTS``): 10 pt of a 3.5-inch drawing (its PNG, padding included, at most
 that wide) shown across a 360-px phone's 312-px text column is 10 / 72 * 110 * 312 / 385
 = 12.4 CSS px, above the 12 px below which
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -28,6 +31,7 @@ DPI = 110
 LEGEND_POINTS = 10
 LEGEND_PX_KEY = "attention-book:smallest-legend-px"  # a PNG text chunk; "none": no legend
 PHONE_KEY = "attention-book:phone-png"  # a PNG text chunk: the phone drawing, base64
+PHONE_DRAWINGS_VAR = "ATTENTION_BOOK_PHONE_DRAWINGS"  # "1": finish draws for phones too
 PHONE_INCHES = 3.5
 PHONE_PANEL = PHONE_INCHES - 0.9  # a panel's width beside its tick labels and axis label
 plt.rcParams.update({"figure.dpi": DPI, "savefig.dpi": DPI, "axes.spines.top": False,
@@ -99,37 +103,66 @@ def png_with_legend_size(fig: Figure, crop: bool = True, dpi: float | None = Non
     dpi = dpi or fig.dpi
     points = smallest_legend_points(fig)
     metadata = {LEGEND_PX_KEY: "none" if points is None else f"{points / 72 * dpi:.2f}"}
-    if crop and dpi == fig.dpi and (png := _drawn_once_and_cropped(fig, metadata)):
-        return png
+    if dpi == fig.dpi and isinstance(fig.canvas, FigureCanvasAgg):
+        if not crop:  # the whole canvas, drawn once
+            fig.canvas.draw()
+            return _png(np.asarray(fig.canvas.buffer_rgba()), fig.dpi, metadata)
+        return _drawn_and_cropped(fig, metadata)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if crop else None,
                 metadata=metadata)
     return buffer.getvalue()
 
 
-def _drawn_once_and_cropped(fig: Figure, metadata: dict[str, str]) -> bytes | None:
-    """The figure drawn once on its Agg canvas and cut to its tight box padded as savefig
-    pads it (with the page's white where the padding reaches past the canvas), or None
-    when the drawing itself reaches past the canvas (then only savefig's own
-    ``bbox_inches="tight"``, which draws the figure three times, shows everything)."""
+def _drawn_and_cropped(fig: Figure, metadata: dict[str, str]) -> bytes:
+    """The figure drawn on its Agg canvas and cut to what it drew, padded as savefig pads
+    its tight box (with the page's white where the padding reaches past the canvas). A
+    drawing that reaches the canvas's edge may reach past it: it is laid out once more (the
+    layout engine, started from its first pass, often fits it then); if it still does, it
+    is drawn on a canvas the size of its tight box, as laid out (what savefig's
+    ``bbox_inches`` does, without a third layout)."""
     canvas = fig.canvas
-    if not isinstance(canvas, FigureCanvasAgg):
-        return None
-    canvas.draw()
-    box = fig.get_tightbbox(canvas.get_renderer())
-    pad = plt.rcParams["savefig.pad_inches"]
-    inner = np.asarray(box.extents) * fig.dpi
-    width, height = canvas.get_width_height()
-    if inner[0] < -0.5 or inner[1] < -0.5 or inner[2] > width + 0.5 or inner[3] > height + 0.5:
-        return None
-    x0, y0, x1, y1 = (np.asarray(box.padded(pad).extents) * fig.dpi).round().astype(int)
-    pixels = np.asarray(canvas.buffer_rgba())[max(height - y1, 0):height - max(y0, 0),
-                                              max(x0, 0):min(x1, width)]
-    pixels = np.pad(pixels, ((max(y1 - height, 0), max(-y0, 0)), (max(-x0, 0),
-                                                                  max(x1 - width, 0)), (0, 0)),
-                    constant_values=255)
+    pad = round(plt.rcParams["savefig.pad_inches"] * fig.dpi)
+    for _ in range(2):
+        canvas.draw()
+        pixels = np.asarray(canvas.buffer_rgba())
+        rows, columns = (np.flatnonzero(_ink(pixels).any(axis)) for axis in (1, 0))
+        if rows.size and min(rows[0], columns[0]) > 0 and rows[-1] < pixels.shape[0] - 1 \
+                and columns[-1] < pixels.shape[1] - 1 and not _placed_past_the_canvas(fig):
+            return _png(np.pad(pixels[rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1],
+                               ((pad, pad), (pad, pad), (0, 0)), constant_values=255),
+                        fig.dpi, metadata)
+        if not rows.size:  # nothing drawn
+            return _png(pixels, fig.dpi, metadata)
+    box = fig.get_tightbbox(canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
+    buffer, engine = io.BytesIO(), fig.get_layout_engine()
+    fig.set_layout_engine("none")  # keep the layout just drawn
+    try:
+        fig.savefig(buffer, format="png", bbox_inches=box, metadata=metadata)
+    finally:
+        fig.set_layout_engine(engine)
+    return buffer.getvalue()
+
+
+def _placed_past_the_canvas(fig: Figure) -> bool:
+    """Whether a legend or a figure's text lies wholly or partly past the canvas, where it
+    leaves no ink to find (the layout engine places everything else)."""
+    renderer = fig.canvas.get_renderer()
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    boxes = [a.get_window_extent(renderer) for a in [*legends, *fig.texts]
+             if a is not None and a.get_visible()]
+    return any(b.x0 < -0.5 or b.y0 < -0.5 or b.x1 > fig.bbox.x1 + 0.5 or b.y1 > fig.bbox.y1 + 0.5
+               for b in boxes)
+
+
+def _ink(pixels: np.ndarray) -> np.ndarray:
+    """Where an RGBA image is not the page's white."""
+    return (pixels[..., :3] < 255).any(-1)
+
+
+def _png(pixels: np.ndarray, dpi: float, metadata: dict[str, str]) -> bytes:
     buffer = io.BytesIO()
-    plt.imsave(buffer, pixels, format="png", dpi=fig.dpi, metadata=metadata)
+    plt.imsave(buffer, pixels, format="png", dpi=dpi, metadata=metadata)
     return buffer.getvalue()
 
 
@@ -245,20 +278,25 @@ def finish(fig: Figure | None = None) -> None:
     plt.close(fig)
 
 
-def figure_png(fig: Figure) -> bytes:
-    """The page drawing's PNG, with the phone drawing inside it (``PHONE_KEY``)."""
+def figure_png(fig: Figure, phone: bool | None = None) -> bytes:
+    """The page drawing's PNG, with the phone drawing inside it (``PHONE_KEY``) when
+    ``phone`` (default: when the build asks for it, ``PHONE_DRAWINGS_VAR``)."""
+    if phone is None:
+        phone = os.environ.get(PHONE_DRAWINGS_VAR) == "1"
     pyplot = fig.canvas.manager is not None  # attention_book.diagrams draws without pyplot
     page = png_with_legend_size(fig, crop=pyplot)
+    if not phone:
+        return page
     phone_layout(fig)
-    phone = _laid_out_png(fig, crop=pyplot)
+    small = _laid_out_png(fig, crop=pyplot)
     for _ in range(3):  # a legend or colour bar outside the panels widens the crop
-        over = _png_width(phone) / (PHONE_INCHES * fig.dpi)
+        over = _png_width(small) / (PHONE_INCHES * fig.dpi)
         if over <= 1:
             break
         width, height = fig.get_size_inches()
         fig.set_size_inches(width / over - 0.02, height)
-        phone = _laid_out_png(fig, crop=pyplot)
-    return add_text_chunk(page, PHONE_KEY, base64.b64encode(phone).decode())
+        small = _laid_out_png(fig, crop=pyplot)
+    return add_text_chunk(page, PHONE_KEY, base64.b64encode(small).decode())
 
 
 def _png_width(png: bytes) -> int:

@@ -3,11 +3,19 @@ weights (chapter 03b), measured on score matrices.
 
 For a score matrix S with self-scores s_ii on its diagonal, every ordered pair i != j has
 the Cauchy-Schwarz bound sqrt(s_ii s_jj) and the arithmetic-mean bound (s_ii + s_jj)/2.
+``witness_violations`` breaks both with rows built from a head's weights alone.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+from .qk_form import model_form_spectra, model_lens_spectra
+
+if TYPE_CHECKING:
+    from .gpt2 import GPT2
 
 
 def bound_slacks(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -77,3 +85,37 @@ def asymmetry_over_rounding(S: np.ndarray, q: np.ndarray, k: np.ndarray, u: floa
     bound = 2 * gamma * np.linalg.norm(np.abs(q) @ np.swapaxes(np.abs(k), -1, -2),
                                        axis=(-2, -1))
     return np.linalg.norm(S - np.swapaxes(S, -1, -2), axis=(-2, -1)) / bound
+
+
+def witness_violations(model: GPT2) -> np.ndarray:
+    """[2, n_layer, n_head]: how far the witness rows of every head break the
+    Cauchy-Schwarz bound (0) and the mean bound (1), over ||W_Q||_2 ||W_K||_2, computed
+    once per model. The witnesses are unit rows of the column space of B = [W_Q W_K]
+    built from x_-, x_+, the rows along the smallest and largest eigenvalue lambda_-,
+    lambda_+ of the symmetric part of M there (``qk_form.FormSpectra``): x_- and -x_-
+    (mean bound), and the two null rows cos x_+ +- sin x_- with cos^2 = |lambda_-| /
+    (lambda_+ + |lambda_-|) (Cauchy-Schwarz), each scored through the real lenses,
+    s(x, y) = (x W_Q) . (y W_K)."""
+    return model.memo("Q3 witness violations", _witness_violations)
+
+
+def _witness_violations(model: GPT2) -> np.ndarray:
+    spectra = model_form_spectra(model)
+    lam = spectra.symmetric
+    x_neg, x_pos = np.moveaxis(spectra.extremes, -3, 0)  # each [..., 2, d_k]: x W_Q, x W_K
+    neg, pos = np.maximum(-lam[..., 0], 0), np.maximum(lam[..., -1], 0)
+    cos = np.sqrt(np.divide(neg, pos + neg, out=np.zeros_like(neg),
+                            where=pos + neg > 0))[..., None, None]
+    sin = np.sqrt(1 - cos**2)
+
+    def score(x, y):  # x, y: the images (row W_Q, row W_K) of two rows
+        return (x[..., 0, :] * y[..., 1, :]).sum(-1)
+
+    def worst(x, y, bound):
+        return np.maximum(score(x, y), score(y, x)) - bound(score(x, x), score(y, y))
+
+    null_a, null_b = cos * x_pos + sin * x_neg, cos * x_pos - sin * x_neg
+    qq, kk = model_lens_spectra(model)
+    scale = np.sqrt(qq[..., -1] * kk[..., -1])
+    return np.stack([worst(null_a, null_b, lambda s, t: np.sqrt(abs(s * t))),
+                     worst(x_neg, -x_neg, lambda s, t: (s + t) / 2)]) / scale

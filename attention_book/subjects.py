@@ -238,7 +238,10 @@ class Case:
         if not (self.inputs is not None and self.inputs.are_tokens and self.model.has_mlp):
             return self.x
         if "residuals" not in self._traces:
-            self._traces["residuals"] = self.model.run(self.x).residuals
+            forward = self.model.run(self.x)
+            self._traces["residuals"] = forward.residuals
+            for i, computed in enumerate(forward.traces):  # what ``trace`` would compute
+                self._traces.setdefault((i, True), computed)
         return self._traces["residuals"][layer]
 
     def attention_path(self):

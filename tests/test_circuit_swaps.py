@@ -11,6 +11,8 @@ from attention_book.circuit_swaps import (
     from_neighbour,
     layer_swap_effects,
     messages,
+    neighbour_ov_writes,
+    neighbour_qk_pattern,
     neighbour_shared,
     pattern_shift_downstream,
     swap_effects,
@@ -47,6 +49,17 @@ def test_the_untouched_half_is_computed_bit_for_bit_as_before(small):
     written, shifted = swap_effects(w, x, model.config.eps)
     assert written.shape == shifted.shape == (3,)
     assert (written > 0.1).all() and (shifted > 0.01).all()
+
+
+def test_exchanges_read_off_one_trace_are_the_exchanged_layers_bit_for_bit(small):
+    model, x = small
+    for w in model.layers:
+        base = attention(w, x)
+        ov, qk = (attention(from_neighbour(w, parts), x) for parts in (OV_PARAMETERS,
+                                                                        QK_PARAMETERS))
+        assert np.array_equal(neighbour_ov_writes(w, base), ov.head_writes)
+        assert np.array_equal(neighbour_ov_writes(w, base).sum(0) + w.b_O, ov.out)
+        assert np.array_equal(neighbour_qk_pattern(base), qk.pattern)
 
 
 def test_a_head_that_shares_its_neighbours_parameters_does_not_move(small):

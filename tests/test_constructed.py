@@ -2,7 +2,7 @@ import numpy as np
 
 from attention_book.checkpoint import expected_shapes
 from attention_book.constructed import attention_shapes, random_gpt2, random_gpt2_tensors
-from attention_book.gpt2 import Config
+from attention_book.gpt2 import Config, attention
 
 
 def test_gpt2_small_config_gives_every_tensor_with_its_shape():
@@ -46,3 +46,7 @@ def test_layer_input_is_the_real_stream_only_for_token_rows_with_mlp():
     assert np.array_equal(tokens.layer_input(2), m.run(m.embed([1, 2, 3])).residuals[2])
     assert all(np.array_equal(positions.layer_input(i), m.position_rows(3))
                for i in range(3))
+    # the run that gave the stream gave each layer's trace: kept, equal to a fresh one
+    fresh = attention(m.layers[2], tokens.layer_input(2), eps=m.config.eps)
+    assert all(np.array_equal(getattr(tokens.trace(2), f), getattr(fresh, f))
+               for f in ("scores", "pattern", "head_writes", "out"))

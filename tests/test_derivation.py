@@ -122,3 +122,17 @@ def test_a_strict_sign_is_decided_strictly():
     assert strict.conclusions == ["m n > 0", r"n - 1 \ge 0"]
     with pytest.raises(ClaimCheckFailed, match="SymPy does not confirm"):
         strict.conclude(strict.start(n - 1).expand(), relation="> 0")  # 0 when n = 1
+
+
+def test_a_constant_factor_inside_a_sum_is_settled_without_simplify(monkeypatch):
+    from attention_book.derivation import _reduce
+
+    X, W = sp.IndexedBase("X"), sp.IndexedBase("W")
+    r, d = sp.symbols("r d", integer=True, positive=True)
+    gap = (sp.Sum(W[r] * X[r] * X[0], (r, 0, d - 1))
+           - X[0] * sp.Sum(W[r] * X[r], (r, 0, d - 1)))
+    assert sp.expand(gap) != 0  # expanding alone leaves X[0] inside the first sum
+    monkeypatch.setattr(sp, "simplify", lambda *_: pytest.fail("simplify was called"))
+    assert _reduce(gap) == 0
+    monkeypatch.undo()
+    assert _reduce(gap + 1) != 0

@@ -1,6 +1,7 @@
 """A figure's PNG (attention_book.plotting.png_with_legend_size) is drawn once and cut to
-the box savefig's ``bbox_inches="tight"`` would keep; a figure with something past its
-canvas (a figure legend placed outside) is left to savefig, which widens the canvas."""
+what it drew, padded as savefig pads its ``bbox_inches="tight"`` box, or is the whole canvas
+drawn once; a figure with something past its canvas (a figure legend placed outside) is
+laid out once more and then drawn on a canvas as wide as what it holds."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from attention_book.plotting import LEGEND_PX_KEY, heads_grid, png_with_legend_size  # noqa: E402
@@ -50,7 +52,7 @@ def margins_and_ink(image: Image.Image) -> tuple[tuple[int, ...], float]:
 
 
 @pytest.mark.parametrize("make", [grid_figure, lopsided_figure])
-def test_the_png_is_savefigs_tight_crop_drawn_once(make, monkeypatch):
+def test_the_png_is_the_drawing_padded_as_savefig_pads_it_drawn_once(make, monkeypatch):
     fig = make()
     tight = savefig_tight(fig)
     draws = []
@@ -58,18 +60,29 @@ def test_the_png_is_savefigs_tight_crop_drawn_once(make, monkeypatch):
     monkeypatch.setattr(type(fig.canvas), "draw", lambda c: draws.append(1) or draw(c))
     png = Image.open(io.BytesIO(png_with_legend_size(fig)))
     assert len(draws) == 1
-    # The same drawing in the same box: savefig draws it up to half a pixel shifted (its
-    # crop starts at a fractional pixel), so sizes and margins agree to within a pixel and
-    # the ink to within a few per cent; a crop of another part of the canvas misses both.
-    assert abs(png.width - tight.width) <= 1 and abs(png.height - tight.height) <= 1
-    (ours, our_ink), (theirs, their_ink) = margins_and_ink(png), margins_and_ink(tight)
-    assert all(abs(a - b) <= 1 for a, b in zip(ours, theirs, strict=True)), (ours, theirs)
+    # The same drawing: savefig's box holds the text's whole line height, so its image is
+    # a few pixels larger, and draws it up to half a pixel shifted, so the ink agrees to
+    # within a few per cent; a crop of another part of the canvas misses both. The margins
+    # are savefig's padding, exactly.
+    assert 0 <= tight.width - png.width <= 6 and 0 <= tight.height - png.height <= 6
+    (ours, our_ink), (_, their_ink) = margins_and_ink(png), margins_and_ink(tight)
+    assert ours == (round(plt.rcParams["savefig.pad_inches"] * fig.dpi),) * 4
     assert our_ink == pytest.approx(their_ink, rel=0.03)
     assert png.info[LEGEND_PX_KEY] == f"{10 / 72 * fig.dpi:.2f}"
     plt.close(fig)
 
 
-def test_what_lies_past_the_canvas_is_kept_by_savefig():
+def test_the_whole_canvas_is_drawn_once_when_not_cropped(monkeypatch):
+    fig = lopsided_figure()
+    draws = []
+    draw = type(fig.canvas).draw
+    monkeypatch.setattr(type(fig.canvas), "draw", lambda c: draws.append(1) or draw(c))
+    png = Image.open(io.BytesIO(png_with_legend_size(fig, crop=False)))
+    assert len(draws) == 1 and (png.width, png.height) == fig.canvas.get_width_height()
+    plt.close(fig)
+
+
+def test_what_lies_past_the_canvas_is_kept():
     fig, ax = plt.subplots(figsize=(4, 3))
     ax.plot([0, 1], label="a line")
     fig.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))  # right of the figure
@@ -85,4 +98,19 @@ def test_the_recorded_legend_size_follows_the_dpi(crop):
     fig = grid_figure()
     png = Image.open(io.BytesIO(png_with_legend_size(fig, crop=crop, dpi=2 * fig.dpi)))
     assert png.info[LEGEND_PX_KEY] == f"{10 / 72 * 2 * fig.dpi:.2f}"
+    plt.close(fig)
+
+
+def test_a_readers_run_draws_a_figure_once_and_the_build_adds_the_phone_drawing(monkeypatch):
+    from attention_book.plotting import PHONE_DRAWINGS_VAR, PHONE_KEY, figure_png
+
+    draws = []
+    draw = FigureCanvasAgg.draw
+    monkeypatch.setattr(FigureCanvasAgg, "draw", lambda c: draws.append(1) or draw(c))
+    monkeypatch.delenv(PHONE_DRAWINGS_VAR, raising=False)
+    fig = grid_figure()
+    assert PHONE_KEY not in Image.open(io.BytesIO(figure_png(fig))).text and len(draws) == 1
+    monkeypatch.setenv(PHONE_DRAWINGS_VAR, "1")
+    phone = Image.open(io.BytesIO(figure_png(fig))).text[PHONE_KEY]
+    assert len(draws) >= 2 and phone
     plt.close(fig)

@@ -20,7 +20,8 @@ def test_without_values_keeps_scores_and_pattern_bit_for_bit():
     full, light = attention(w, x), attention(without_values(w), x)
     assert np.array_equal(full.scores, light.scores)
     assert np.array_equal(full.pattern, light.pattern)
-    assert light.z.shape[-1] == 0
+    assert np.array_equal(full.q, light.q) and np.array_equal(full.k, light.k)
+    assert light.z.shape[-1] == 0 and light.out.shape[-1] == 0
 
 
 def test_swapping_lenses_and_biases_transposes_the_scores_and_matrices_alone_do_not():

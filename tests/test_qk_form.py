@@ -54,3 +54,71 @@ def test_head_lenses_are_one_heads_float64_lenses():
     wq, wk = head_lenses(SimpleNamespace(layers=[layer]), 0, 2)
     assert wq.dtype == np.float64 and np.array_equal(wq, layer.W_Q[2])
     assert np.array_equal(wk, layer.W_K[2])
+
+
+def _small_model(seed=4):
+    from attention_book.constructed import random_gpt2_tensors
+    from attention_book.gpt2 import GPT2, Config
+
+    cfg = Config(n_layer=2, n_head=3, d_model=24, n_ctx=16)
+    return GPT2(random_gpt2_tensors(cfg, seed=seed), cfg)
+
+
+def test_the_block_exchange_is_the_product_with_J_bit_for_bit():
+    from attention_book.qk_form import gram_root, symmetric_part
+
+    rng = np.random.default_rng(6)
+    B = rng.standard_normal((2, 3, 30, 8))
+    R = gram_root(np.swapaxes(B, -1, -2) @ B)
+    J = np.block([[np.zeros((4, 4)), np.eye(4)], [np.eye(4), np.zeros((4, 4))]])
+    assert np.array_equal(symmetric_part(R), 0.5 * R @ J @ np.swapaxes(R, -1, -2))
+
+
+def test_model_form_spectra_one_layer_at_a_time_equal_the_whole_stack_bit_for_bit():
+    from attention_book.qk_form import (
+        model_eigenvalues,
+        model_form_spectra,
+        model_grams,
+        model_lens_spectra,
+        symmetric_eigenvalues,
+    )
+
+    model = _small_model()
+    g, spectra = model_grams(model), model_form_spectra(model)
+    assert np.array_equal(model_eigenvalues(model), symmetric_eigenvalues(g))
+    assert np.array_equal(spectra.gram, np.linalg.eigvalsh(g.full))
+    assert all(np.array_equal(mine, np.linalg.eigvalsh(block))
+               for mine, block in zip(model_lens_spectra(model), (g.qq, g.kk), strict=True))
+
+
+def test_the_extreme_rows_are_unit_rows_of_the_column_space_along_the_extreme_eigenvalues():
+    from attention_book.qk_form import lenses, model_form_spectra
+
+    model = _small_model()
+    spectra = model_form_spectra(model)
+    W_Q, W_K = lenses(model)
+    B = np.concatenate([W_Q, W_K], axis=-1)
+    for end, which in ((0, 0), (1, -1)):
+        xq, xk = spectra.extremes[..., end, 0, :], spectra.extremes[..., end, 1, :]
+        # the row x itself: the least-squares solution of x B = [x W_Q, x W_K]
+        x = np.stack([[np.linalg.lstsq(B[i, h].T, np.concatenate([xq[i, h], xk[i, h]]),
+                                       rcond=None)[0] for h in range(B.shape[1])]
+                      for i in range(B.shape[0])])
+        assert np.allclose(np.linalg.norm(x, axis=-1), 1)
+        assert np.allclose(np.einsum("...d,...dk->...k", x, W_Q), xq)
+        assert np.allclose((xq * xk).sum(-1), spectra.symmetric[..., which])
+
+
+def test_the_extreme_directions_are_eigenvectors_to_rounding_even_at_a_repeated_end():
+    from attention_book.qk_form import _extreme_directions
+
+    rng = np.random.default_rng(8)
+    Q = np.linalg.qr(rng.standard_normal((3, 40, 40)))[0]
+    lam = np.sort(rng.standard_normal((3, 40)), axis=-1)
+    lam[1, :3] = lam[1, 0]                         # a threefold smallest eigenvalue
+    S = (Q * lam[:, None, :]) @ np.swapaxes(Q, -1, -2)
+    v = _extreme_directions(S, np.linalg.eigvalsh(S))
+    assert np.allclose(np.linalg.norm(v, axis=-1), 1)
+    for end, which in ((0, 0), (1, -1)):
+        residual = S @ v[:, end, :, None] - lam[:, which, None, None] * v[:, end, :, None]
+        assert np.abs(residual).max() < 1e-10 * np.abs(lam).max()

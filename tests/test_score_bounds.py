@@ -36,3 +36,16 @@ def test_asymmetry_is_measured_in_units_of_the_rounding_bound():
     # a perturbation at the size of rounding stays below 1
     noisy = tied + 1e-8 * np.triu(rng.standard_normal(tied.shape), 1)
     assert asymmetry_over_rounding(noisy, q, q, U32).max() < 1
+
+
+def test_witness_rows_break_both_bounds_for_separate_lenses_and_not_for_a_shared_one():
+    from attention_book.constructed import random_gpt2_tensors
+    from attention_book.gpt2 import GPT2, Config
+    from attention_book.lens_edits import shared_key_lens
+    from attention_book.score_bounds import witness_violations
+
+    cfg = Config(n_layer=2, n_head=3, d_model=24, n_ctx=16)
+    model = GPT2(random_gpt2_tensors(cfg, seed=4), cfg)
+    separate, shared = witness_violations(model), witness_violations(shared_key_lens(model))
+    assert separate.shape == (2, 2, 3) and separate.min() > 1e-3
+    assert np.abs(shared).max() < 1e-12

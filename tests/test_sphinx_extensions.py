@@ -115,7 +115,7 @@ def test_a_figures_phone_drawing_is_served_to_phones(tmp_path):
     fig, ax = plt.subplots(figsize=(6.4, 3))
     ax.plot([0, 1], label="a line")
     ax.legend()
-    png = figure_png(fig)
+    png = figure_png(fig, phone=True)
     plt.close(fig)
     images = tmp_path / "_images"
     images.mkdir()

@@ -9,6 +9,7 @@ from attention_book.subspaces import (
     principal_cosines_gram,
     qr_basis,
     random_frames,
+    triangular_whitener,
     whitener,
 )
 
@@ -36,9 +37,11 @@ def test_gram_route_gives_an_orthonormal_basis_and_the_cosines_without_it():
     assert np.allclose(Q @ (np.swapaxes(Q, -1, -2) @ A), A, atol=1e-10)
     expected = principal_cosines(A, B)
     assert np.allclose(principal_cosines_gram(A, B), expected, atol=1e-12)
-    given = principal_cosines_gram(A, B, whitener_A=whitener(A),
-                                   whitener_B=whitener(B))
+    given = principal_cosines_gram(A, B, whitener_A=triangular_whitener(A),
+                                   whitener_B=triangular_whitener(B))
     assert np.array_equal(given, principal_cosines_gram(A, B))
+    by_eigh = principal_cosines_gram(A, B, whitener_A=whitener(A), whitener_B=whitener(B))
+    assert np.allclose(by_eigh, expected, atol=1e-12)
     QA, QB = orthonormal_basis(A), orthonormal_basis(B)
     assert np.allclose(overlap(A, B), overlap(QA, QB, orthonormal=True), atol=1e-12)
     stacked = overlap(np.stack([A, 2 * A]), np.stack([B, B]))  # one stack at a time
@@ -112,3 +115,16 @@ def test_qr_basis_is_numpys_qr_of_the_float64_copy_bit_for_bit():
     expected = np.linalg.qr(W.astype(np.float64))[0]
     assert np.array_equal(qr_basis(W), expected)
     assert np.array_equal(qr_basis(W[0]), expected[0])
+
+
+def test_triangular_whitener_is_a_cholesky_whitener_and_falls_back_on_lost_rank():
+    rng = np.random.default_rng(6)
+    W = rng.standard_normal((3, 40, 5))
+    T = triangular_whitener(W)
+    assert np.allclose(np.swapaxes(W @ T, -1, -2) @ (W @ T), np.eye(5), atol=1e-12)
+    assert np.allclose(np.tril(T, -1), 0.0, atol=1e-12)         # L^{-T}: upper triangular
+    deficient = W.copy()
+    deficient[1, :, 4] = deficient[1, :, 0]                     # rank 4: eigh's whitener
+    assert np.array_equal(triangular_whitener(deficient), whitener(deficient))
+    assert np.array_equal(triangular_whitener(np.zeros((10, 2))), np.zeros((2, 2)))
+

@@ -59,6 +59,20 @@ def test_the_bench_times_a_process_with_its_peak_memory_and_each_cells_time():
     assert bench.make_list("test-background") == ["background-rehearsal"]
 
 
+
+@pytest.mark.slow
+def test_the_bench_runs_a_chapter_in_a_fresh_kernel_with_its_peak_memory(tmp_path):
+    header = "---\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
+    cell = "```{{code-cell}} ipython3\n{}\n```\n"
+    chapter = tmp_path / "chapter.md"
+    chapter.write_text(header + cell.format("import os; here = os.getcwd()")
+                       + cell.format("b = bytearray(200 << 20)"))
+    run, nb = bench.run_chapter(chapter)
+    assert run.ok and run.mib >= 200 and run.seconds > 0
+    assert [n for n, _, _ in bench.cell_seconds(nb)] == [1, 2]
+    chapter.write_text(header + cell.format("raise ValueError('planted')"))
+    assert not bench.run_chapter(chapter)[0].ok
+
 @pytest.mark.slow
 @pytest.mark.skipif(browser.missing() is not None or not shutil.which("pdfunite"),
                     reason="needs Chromium and poppler-utils (make system-deps)")

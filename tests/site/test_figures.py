@@ -270,7 +270,7 @@ def test_the_books_phone_drawing_keeps_its_legend_legible(tmp_path):
     for k in range(4):
         ax.plot([0, 1], [k, 1 - k], label=f"a long legend label {k}")
     ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1), ncols=2)
-    phone = base64.b64decode(Image.open(io.BytesIO(figure_png(fig))).text[PHONE_KEY])
+    phone = base64.b64decode(Image.open(io.BytesIO(figure_png(fig, phone=True))).text[PHONE_KEY])
     plt.close(fig)
     (tmp_path / "phone.png").write_bytes(phone)
     natural = Image.open(tmp_path / "phone.png").width
