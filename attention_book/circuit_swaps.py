@@ -19,7 +19,7 @@ bit for bit what running the exchanged layer gives (unit-tested).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -74,21 +74,33 @@ def swap_effects(w: AttentionWeights, x: np.ndarray, eps: float) -> tuple[np.nda
     """Per head of one layer on rows ``x``: the relative change of the head's write when
     the OV parameters come from its neighbour, and the largest total-variation change of
     a pattern row when the QK parameters do."""
-    base = attention(w, x, eps=eps)
+    return trace_swap_effects(w, attention(w, x, eps=eps))
+
+
+def trace_swap_effects(w: AttentionWeights, base: AttentionTrace) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """``swap_effects`` read off the layer's trace ``base`` (``attention(w, x)``), when
+    it is already at hand."""
     written = np.linalg.norm(base.head_writes, axis=(1, 2))
     moved = np.linalg.norm(neighbour_ov_writes(w, base) - base.head_writes, axis=(1, 2))
     return moved / written, total_variation(neighbour_qk_pattern(base),
                                             base.pattern).max(-1)
 
 
-def layer_swap_effects(model: GPT2, layer: int, x: np.ndarray) -> tuple[np.ndarray,
-                                                                        np.ndarray]:
+def layer_swap_effects(model: GPT2, layer: int, x: np.ndarray,
+                       trace: Callable[[], AttentionTrace] | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
     """``swap_effects`` of one layer of ``model`` on rows ``x``, computed once per layer's
     weights and rows (``GPT2.layer_memo``): a counterfactual that edits one layer shares
-    the others' with the model it was made from."""
+    the others' with the model it was made from. ``trace``, if given, returns the layer's
+    trace on ``x`` (e.g. a ``Case.trace`` its forward pass already holds); it is called
+    only when the effects are computed."""
     rows = hashlib.sha1(np.ascontiguousarray(x).tobytes()).hexdigest()
+    if trace is None:
+        return model.layer_memo(layer, ("swap effects", x.shape, rows),
+                                lambda w: swap_effects(w, x, model.config.eps))
     return model.layer_memo(layer, ("swap effects", x.shape, rows),
-                            lambda w: swap_effects(w, x, model.config.eps))
+                            lambda w: trace_swap_effects(w, trace()))
 
 
 def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int) -> float:

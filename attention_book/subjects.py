@@ -237,6 +237,8 @@ class Case:
         for layer 0, a probe for the deeper ones)."""
         if not (self.inputs is not None and self.inputs.are_tokens and self.model.has_mlp):
             return self.x
+        if layer == 0 and "residuals" not in self._traces:  # the stream starts as the rows
+            return self.model.check_rows(self.x)
         if "residuals" not in self._traces:
             forward = self.model.run(self.x)
             self._traces["residuals"] = forward.residuals

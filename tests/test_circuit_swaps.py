@@ -96,3 +96,19 @@ def test_layer_swap_effects_are_shared_by_a_model_that_left_the_layer_alone(smal
     assert layer_swap_effects(edited, 1, x) is kept
     assert layer_swap_effects(edited, 0, x) is not layer_swap_effects(model, 0, x)
     assert layer_swap_effects(model, 1, x[:3]) is not kept
+
+
+def test_layer_swap_effects_read_off_a_given_trace_are_those_computed(small):
+    model, x = small
+    fresh = GPT2(model.tensors, model.config)
+    calls = []
+
+    def trace():
+        calls.append(1)
+        return attention(fresh.layers[0], x, eps=fresh.config.eps)
+
+    given = layer_swap_effects(fresh, 0, x, trace)
+    assert all(np.array_equal(a, b) for a, b in
+               zip(given, swap_effects(model.layers[0], x, model.config.eps),
+                   strict=True))
+    assert layer_swap_effects(fresh, 0, x, trace) is given and len(calls) == 1

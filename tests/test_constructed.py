@@ -42,6 +42,7 @@ def test_layer_input_is_the_real_stream_only_for_token_rows_with_mlp():
     tokens = Case("m", InputSet("A", "tokens", (0, 1, 2), (1, 2, 3), ("a", "b", "c")), m)
     positions = Case("m", InputSet("B", "positions", (0, 1, 2)), m)
     assert np.array_equal(tokens.layer_input(0), m.embed([1, 2, 3]))
+    assert "residuals" not in tokens._traces  # layer 0 reads the rows: no forward run
     assert not np.allclose(tokens.layer_input(1), tokens.x)
     assert np.array_equal(tokens.layer_input(2), m.run(m.embed([1, 2, 3])).residuals[2])
     assert all(np.array_equal(positions.layer_input(i), m.position_rows(3))
