@@ -96,11 +96,9 @@ def layer_swap_effects(model: GPT2, layer: int, x: np.ndarray,
     trace on ``x`` (e.g. a ``Case.trace`` its forward pass already holds); it is called
     only when the effects are computed."""
     rows = hashlib.sha1(np.ascontiguousarray(x).tobytes()).hexdigest()
-    if trace is None:
-        return model.layer_memo(layer, ("swap effects", x.shape, rows),
-                                lambda w: swap_effects(w, x, model.config.eps))
-    return model.layer_memo(layer, ("swap effects", x.shape, rows),
-                            lambda w: trace_swap_effects(w, trace()))
+    return model.layer_memo(layer, ("swap effects", x.shape, rows), lambda w: (
+        swap_effects(w, x, model.config.eps) if trace is None
+        else trace_swap_effects(w, trace())))
 
 
 def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int) -> float:
@@ -115,7 +113,7 @@ def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int) -> float:
     if reader == 0:
         after = attention(from_neighbour(w0, OV_PARAMETERS), x, eps=eps).pattern
         return float(total_variation(after, base.pattern).max())
-    exchanged_out = neighbour_ov_writes(w0, base).sum(0) + w0.b_O  # as attention's .out
+    exchanged_out = neighbour_ov_writes(w0, base).sum(0) + w0.b_O  # as ``written``
     before, after = (attention(model.layers[1], x + out, eps=eps).pattern
                      for out in (base.out, exchanged_out))
     return float(total_variation(after, before).max())

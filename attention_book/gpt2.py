@@ -145,7 +145,7 @@ def attention(w: AttentionWeights, x: np.ndarray, *, causal: bool = True,
     x_ln = layer_norm(x, w.ln_w, w.ln_b, eps)
     q = x_ln @ w.W_Q + w.b_Q[:, None]  # [T, d] @ [H, d, e] -> [H, T, e]
     k = x_ln @ w.W_K + w.b_K[:, None]
-    v = x_ln @ w.W_V + w.b_V[:, None]
+    v = values(w, x_ln)
     if cache is not None:
         k, v = cache.extend(layer, k, v)
     scores = q @ k.transpose(0, 2, 1)
@@ -155,10 +155,21 @@ def attention(w: AttentionWeights, x: np.ndarray, *, causal: bool = True,
         scaled = np.where(hidden, -np.inf, scaled)
     pattern = softmax(scaled)
     z = pattern @ v
-    head_writes = z @ w.W_O
-    out = head_writes.sum(0) + w.b_O
+    head_writes, out = written(w, z)
     return AttentionTrace(x_ln, q, k, v, scores, scaled, pattern, z,
                           head_writes, out)
+
+
+def values(w: AttentionWeights, x_ln: np.ndarray) -> np.ndarray:
+    """Every head's values [H, T, d_head] of normalised rows x_ln [T, d_model]."""
+    return x_ln @ w.W_V + w.b_V[:, None]
+
+
+def written(w: AttentionWeights, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What the heads' outputs z [H, T, d_head] write: each head's z^h W_O^h
+    [H, T, d_model], and the layer's output, their sum plus b_O [T, d_model]."""
+    head_writes = z @ w.W_O
+    return head_writes, head_writes.sum(0) + w.b_O
 
 
 @dataclass

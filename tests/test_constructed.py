@@ -51,3 +51,13 @@ def test_layer_input_is_the_real_stream_only_for_token_rows_with_mlp():
     fresh = attention(m.layers[2], tokens.layer_input(2), eps=m.config.eps)
     assert all(np.array_equal(getattr(tokens.trace(2), f), getattr(fresh, f))
                for f in ("scores", "pattern", "head_writes", "out"))
+
+
+def test_a_traces_value_path_is_values_then_written():
+    from attention_book.gpt2 import values, written
+
+    m = random_gpt2(Config(n_layer=1, n_head=2, d_model=8, n_ctx=16), n_vocab=20, seed=1)
+    tr = attention(m.layers[0], m.position_rows(5), eps=m.config.eps)
+    head_writes, out = written(m.layers[0], tr.z)
+    assert np.array_equal(values(m.layers[0], tr.x_ln), tr.v)
+    assert np.array_equal(head_writes, tr.head_writes) and np.array_equal(out, tr.out)
