@@ -2,9 +2,10 @@
 something it runs fails). A time means something only beside the others of the same run.
 Every chapter runs in a fresh kernel, one after another, as a reader's "restart and run all"
 runs it (no ledger written, each figure drawn once: not the build's environment): its wall
-time from the kernel's start to its last cell (nbclient, loaded once, as a
-reader's Jupyter is loaded before the chapter starts), the kernel's peak memory and the
-costliest cells (nbclient's timing); then the book's costliest cells. With ``--stages``,
+time from the kernel's start to the end of its last cell (nbclient, loaded once, as a
+reader's Jupyter is loaded before the chapter starts; the kernel's shutdown after it, which
+no reader waits for, in a column of its own), the kernel's peak memory and the costliest
+cells (nbclient's timing); then the book's costliest cells. With ``--stages``,
 each stage of ``make test``, as it runs them (``make test-phases``; the rehearsal beside
 them, ``make test-background``): each target's wall time and peak memory.
 
@@ -63,31 +64,44 @@ def cell_seconds(nb: nbformat.NotebookNode) -> list[tuple[int, float, str]]:
     return out
 
 
-def run_chapter(source: Path) -> tuple[Run, nbformat.NotebookNode]:
+@dataclass(frozen=True)
+class ChapterRun(Run):
+    """A chapter's ``Run`` (its wall time to the end of its last cell) and the seconds the
+    kernel then took to shut down."""
+
+    shutdown: float
+
+
+def run_chapter(source: Path) -> tuple[ChapterRun, nbformat.NotebookNode]:
     """The chapter executed in a fresh kernel (run from book/, as the build runs it): the
-    time from the kernel's start to its last cell, and the kernel's peak memory."""
+    time from the kernel's start to the end of its last cell, the kernel's shutdown after
+    it, and the kernel's peak memory."""
     nb = jupytext.read(source)
     peak: list[float] = []
+    last_cell_done: list[float] = []
 
-    def kernel_peak(**_) -> None:  # after each cell: the kernel is gone at the end
+    def after_cell(**_) -> None:  # the kernel is gone at the end: its memory read now
+        last_cell_done[:] = [time.perf_counter()]
         status = Path(f"/proc/{client.km.provisioner.pid}/status").read_text()
         peak.extend(int(line.split()[1]) / 1024 for line in status.splitlines()
                     if line.startswith("VmHWM:"))
 
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(BOOK)}},
-                            on_cell_executed=kernel_peak)
+                            on_cell_executed=after_cell)
     start, ok = time.perf_counter(), True
     try:
         client.execute()
     except Exception:  # a failing cell: timed and reported, the next chapter runs
         ok = False
-    return Run(time.perf_counter() - start, max(peak, default=0.0), ok), nb
+    end = time.perf_counter()
+    done = last_cell_done[0] if ok and last_cell_done else end
+    return ChapterRun(done - start, max(peak, default=0.0), ok, end - done), nb
 
 
 def chapter_rows() -> tuple[list[str], bool]:
-    rows = ["| chapter | wall time (s) | peak memory (MiB) | costliest cells (s) | status |",
-            "|---|---:|---:|---|---|"]
+    rows = ["| chapter | wall time (s) | then kernel shutdown (s) | peak memory (MiB) "
+            "| costliest cells (s) | status |", "|---|---:|---:|---:|---|---|"]
     cells, times, ok = [], [], True
     for source in chapters():
         run, nb = run_chapter(source)
@@ -96,12 +110,13 @@ def chapter_rows() -> tuple[list[str], bool]:
         top = "; ".join(f"#{i} {s:.1f}" for i, s, _ in sorted(mine, key=lambda c: -c[1])[:3])
         status = ("FAILED" if not run.ok else "ok" if run.seconds <= CHAPTER_TARGET_S
                   else f"over the {CHAPTER_TARGET_S:.0f}-s target")
-        rows.append(f"| {source.stem} | {run.seconds:.1f} | {run.mib:.0f} | {top} | {status} |")
+        rows.append(f"| {source.stem} | {run.seconds:.1f} | {run.shutdown:.1f} | {run.mib:.0f} "
+                    f"| {top} | {status} |")
         print(rows[-1], flush=True)
         times.append(run.seconds)
         ok &= run.ok
     rows.append(f"| **median** / max | **{statistics.median(times):.1f}** / {max(times):.1f} "
-                "| | | |")
+                "| | | | |")
     rows += ["", f"| the {TOP_CELLS} costliest cells | cell | time (s) | what it does |",
              "|---|---:|---:|---|"]
     for chapter, i, seconds, first in sorted(cells, key=lambda c: -c[2])[:TOP_CELLS]:

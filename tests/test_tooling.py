@@ -65,11 +65,13 @@ def test_the_bench_runs_a_chapter_in_a_fresh_kernel_with_its_peak_memory(tmp_pat
     header = "---\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
     cell = "```{{code-cell}} ipython3\n{}\n```\n"
     chapter = tmp_path / "chapter.md"
+    slow_exit = "import atexit, time; atexit.register(time.sleep, 1.5)"
     chapter.write_text(header + cell.format("import os; here = os.getcwd()")
-                       + cell.format("b = bytearray(200 << 20)"))
+                       + cell.format("b = bytearray(200 << 20)") + cell.format(slow_exit))
     run, nb = bench.run_chapter(chapter)
     assert run.ok and run.mib >= 200 and run.seconds > 0
-    assert [n for n, _, _ in bench.cell_seconds(nb)] == [1, 2]
+    assert run.shutdown >= 1.5  # the kernel's exit, after the last cell: not in its time
+    assert [n for n, _, _ in bench.cell_seconds(nb)] == [1, 2, 3]
     chapter.write_text(header + cell.format("raise ValueError('planted')"))
     assert not bench.run_chapter(chapter)[0].ok
 
