@@ -129,13 +129,24 @@ def _surnames(persons: list) -> str:
     return " and ".join(names)
 
 
+LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?P<url>[^)\s]+)\)")
+
+
+def _autolinked(markdown: str) -> str:
+    """pybtex's Markdown with each link that shows its own address as an autolink,
+    ``<url>``: pybtex escapes the address it shows (``arxiv\\.org``), and nbconvert's
+    renderer (the slides) prints those backslashes inside a link's text."""
+    return LINK.sub(lambda m: f"<{m['url']}>" if m["text"].replace("\\", "") == m["url"]
+                    else m[0], markdown)
+
+
 def citations(bibfile: Path) -> dict[str, Citation]:
     """Author–year keys and formatted entries of every reference in ``bibfile``."""
     from pybtex.database import parse_file
     from pybtex.style.formatting.plain import Style
 
     data = parse_file(str(bibfile))
-    formatted = {e.key: e.text.render_as("markdown")
+    formatted = {e.key: _autolinked(e.text.render_as("markdown"))
                  for e in Style().format_entries(data.entries.values())}
     out = {}
     for key, entry in data.entries.items():

@@ -24,6 +24,7 @@ from book_tools.plain_notebook import book_context, plain_notebook
 TEMPLATES = Path(__file__).resolve().parent / "slides_template"
 REVEAL = REPO / "node_modules" / "reveal.js" / "dist"
 MATHJAX = REPO / "node_modules" / "mathjax" / "es5"
+BADGES = REPO / "_static" / "ledger.css"
 THEME = "white"  # its fonts ship with reveal.js; most other themes import Google Fonts
 HIDDEN = frozenset({"remove-cell", "remove-output", "hide-cell", "hide-output"})
 HEADING = re.compile(r"^(#{1,3}) ", re.MULTILINE)
@@ -121,10 +122,12 @@ def write_decks(out_dir: Path, cache_dir: Path, stems: list[str] | None = None) 
         raise FileNotFoundError(f"no execution of {missing} in {cache_dir} as the chapters "
                                 "are now: make book executes them there")
     copy_scripts(out_dir)
+    badges = BADGES.read_text(encoding="utf-8")  # the verdicts' status labels, as on the site
     written = []
     for stem in stems:
         deck = deck_notebook(ran[stem], BOOK / f"{stem}.md")
-        html, _ = exporter().from_notebook_node(deck, resources={"metadata": {"name": stem}})
+        html, _ = exporter().from_notebook_node(deck, resources={"metadata": {"name": stem},
+                                                                 "badges_css": badges})
         written.append(out_dir / f"{stem}.slides.html")
         written[-1].write_text(html, encoding="utf-8")
     return written

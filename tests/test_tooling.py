@@ -34,6 +34,10 @@ def test_every_reference_has_an_author_year_key_and_an_entry():
     assert cited and all(c.short.rstrip().split(", ")[-1][:4].isdigit() or "n.d." in c.short
                          for c in cited.values())
     assert all(c.entry for c in cited.values())
+    # an address shown as a link's text is an autolink, without pybtex's escapes
+    assert "<https://arxiv.org/abs/1706.03762>" in cited["vaswani2017attention"].entry
+    assert not any("\\." in m["text"] and m["text"].replace("\\", "") == m["url"]
+                   for c in cited.values() for m in myst_index.LINK.finditer(c.entry))
 
 
 def test_a_directive_is_read_with_its_options_and_body():

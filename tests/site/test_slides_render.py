@@ -45,6 +45,7 @@ def test_a_deck_shows_typeset_mathematics_without_console_errors(tmp_path, brows
 
     (deck,) = write_decks(tmp_path, CACHE, [CHAPTER])
     assert deck.read_text().count("<img") >= 3  # the build's figures, not bare cells
+    assert ".ledger-status {" in deck.read_text()  # the verdicts' badges, styled as on the site
     shown.url = ""  # (the browser leaves the page the other checks show)
     browser.get_log("browser")
     with serve(tmp_path) as root:
