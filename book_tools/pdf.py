@@ -21,6 +21,8 @@ from book_tools.pages import toc_pages
 
 REPO = Path(__file__).resolve().parent.parent
 MARGIN = 0.55  # inches, every side
+PAPER_WIDTH, SCALE = 8.27, 0.8  # A4, inches; printed at 80%
+PRINT_WIDTH = round((PAPER_WIDTH - 2 * MARGIN) / SCALE * 96)  # CSS px across a printed page
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
           '<span class="pageNumber"></span></div>')
 PREPARE_JS = Path(__file__).with_name("pdf_prepare.js")
@@ -29,14 +31,16 @@ PREPARE_JS = Path(__file__).with_name("pdf_prepare.js")
 def print_pages(site: Path, pages: list[str], out: Path) -> list[str]:
     """Print each page (e.g. "book/intro") to a PDF and join them into out; the problems."""
     problems = []
-    with tempfile.TemporaryDirectory() as tmp, chromium() as browser:
+    with tempfile.TemporaryDirectory() as tmp, chromium(width=PRINT_WIDTH) as browser:
+        # laid out as printed, so that what is measured before printing is what prints
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
         parts = []
         for i, page in enumerate(pages):
             browser.get((site / f"{page}.html").resolve().as_uri())
             problems += [f"{page}: {p}" for p in browser.execute_async_script(
                 PREPARE_JS.read_text())]
             pdf = browser.execute_cdp_cmd("Page.printToPDF", {
-                "paperWidth": 8.27, "paperHeight": 11.69, "scale": 0.8,
+                "paperWidth": PAPER_WIDTH, "paperHeight": 11.69, "scale": SCALE,
                 **{f"margin{side}": MARGIN for side in ("Top", "Bottom", "Left", "Right")},
                 "printBackground": True, "displayHeaderFooter": True,
                 "headerTemplate": "<div></div>", "footerTemplate": FOOTER})

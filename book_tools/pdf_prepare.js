@@ -30,5 +30,17 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     h1, h2, h3 { break-after: avoid; }
     .bd-article-container, .bd-content, .bd-main { max-width: 100% !important; }`;
   document.head.appendChild(style);
+  // A display too wide for the paper would be cut at its edge (on screen it scrolls): it is
+  // set in a smaller size that fits, down to MIN_FIT of its own; narrower still is reported.
+  const MIN_FIT = 0.5;
+  document.querySelectorAll('mjx-container[display="true"]').forEach(m => {
+    const room = Math.min(m.clientWidth,
+                          document.documentElement.clientWidth - m.getBoundingClientRect().left);
+    if (m.scrollWidth <= room + 1) return;
+    const fit = Math.floor(100 * room / m.scrollWidth) / 100;
+    m.style.fontSize = `${Math.max(fit, MIN_FIT) * 100}%`;
+    if (fit < MIN_FIT) problems.push('display math too wide for the page even at half size: '
+                                     + m.textContent.slice(0, 60));
+  });
   done(problems);
 })().catch(e => done(['preparing the page failed: ' + e]));

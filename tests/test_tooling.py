@@ -85,12 +85,17 @@ def test_the_bench_runs_a_chapter_in_a_fresh_kernel_with_its_peak_memory(tmp_pat
 def test_the_pdf_prints_each_page_in_order_and_names_an_image_that_did_not_load(tmp_path):
     from book_tools.pdf import print_pages
 
-    (tmp_path / "a.html").write_text("<html><body><h1>First page</h1></body></html>")
+    display = ('<mjx-container display="true" style="display: block; overflow-x: auto">'
+               '<span style="display: inline-block; width: {}em">{}</span></mjx-container>')
+    (tmp_path / "a.html").write_text("<html><body><h1>First page</h1>"
+                                     + display.format(70, "shrunk to fit") + "</body></html>")
     (tmp_path / "b.html").write_text(textwrap.dedent("""\
         <html><body><h1>Second page</h1><img src="gone.png">
-        <p style="break-before: page">a page of its own</p></body></html>"""))
+        <p style="break-before: page">a page of its own</p>""") + display.format(
+        200, "too wide") + "</body></html>")
     problems = print_pages(tmp_path, ["a", "b"], tmp_path / "out.pdf")
-    assert problems == ["b: image did not load: gone.png"]
+    assert problems == ["b: image did not load: gone.png",
+                        "b: display math too wide for the page even at half size: too wide"]
     text = subprocess.run(["pdftotext", tmp_path / "out.pdf", "-"], capture_output=True,
                           text=True, check=True).stdout
     assert text.index("First page") < text.index("Second page") < text.index("of its own")
