@@ -67,7 +67,7 @@ def whitener(W: np.ndarray) -> np.ndarray:
     return evecs * _inverse_where_kept(s, kept)[..., None, :]
 
 
-def triangular_whitener(W: np.ndarray) -> np.ndarray:
+def triangular_whitener(W: np.ndarray, *, gram: np.ndarray | None = None) -> np.ndarray:
     """A k x k matrix T [..., k, k] in float64 with W T orthonormal, as ``whitener`` gives,
     but from the Cholesky factor L of W^T W: T = L^{-T}, upper triangular, with no
     eigendecomposition (a Cholesky factorisation and the inverse of its factor cost a
@@ -75,9 +75,11 @@ def triangular_whitener(W: np.ndarray) -> np.ndarray:
     directions: its smallest singular value, at least 1/||T||_F, clears the float32 rank
     cut-off of its largest, at most ||L||_F. Otherwise (a rank-deficient matrix, or a
     Cholesky factorisation that fails) it is ``whitener(W)``, zero columns and all. Any
-    such T gives the same principal cosines and overlaps, up to float64 rounding."""
-    W = np.asarray(W, np.float64)
-    gram = np.swapaxes(W, -1, -2) @ W
+    such T gives the same principal cosines and overlaps, up to float64 rounding.
+    ``gram``: W^T W in float64 when already formed (``gram_blocks``)."""
+    if gram is None:
+        W = np.asarray(W, np.float64)
+        gram = np.swapaxes(W, -1, -2) @ W
     try:
         L = np.linalg.cholesky(gram)
     except np.linalg.LinAlgError:
@@ -85,9 +87,46 @@ def triangular_whitener(W: np.ndarray) -> np.ndarray:
     T = np.swapaxes(np.linalg.inv(L), -1, -2)
     s_min = 1.0 / np.linalg.norm(T, axis=(-2, -1))
     s_max = np.linalg.norm(L, axis=(-2, -1))
-    if not np.all(s_min > float32_rank_threshold(s_max, max(W.shape[-2:]))):
+    if not np.all(s_min > float32_rank_threshold(s_max, max(np.shape(W)[-2:]))):
         return whitener(W)
     return T
+
+
+def gram_blocks(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A^T A [..., k, k], A^T B [..., k, l] and B^T B [..., l, l] in float64, for A
+    [..., d, k] and B [..., d, l] of the same leading shape, as the blocks of the one
+    symmetric product [A B]^T [A B]: both are cast to float64 together and read once,
+    where three products read each twice (each entry is the same d-term dot product:
+    GPT-2's come out bit for bit as the three products')."""
+    k = np.shape(A)[-1]
+    AB = np.concatenate([A, B], axis=-1, dtype=np.float64)
+    G = np.swapaxes(AB, -1, -2) @ AB
+    return G[..., :k, :k], G[..., :k, k:], G[..., k:, k:]
+
+
+def whitened_gram(A: np.ndarray, B: np.ndarray, *,
+                  whitener_A: np.ndarray | None = None,
+                  whitener_B: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """T_A, A^T B and T_B in float64: the whiteners of A [..., d, k] and B [..., d, l]
+    (``triangular_whitener``, or ``whitener_A``/``_B`` when already known, from
+    ``whitener`` or ``triangular_whitener``) and their cross product, all that
+    ``principal_cosines_gram`` and ``overlap`` read. With neither whitener given and
+    A, B of the same leading shape, the three products come from ``gram_blocks``."""
+    if whitener_A is None and whitener_B is None and np.shape(A)[:-1] == np.shape(B)[:-1]:
+        G_A, C, G_B = gram_blocks(A, B)
+        return triangular_whitener(A, gram=G_A), C, triangular_whitener(B, gram=G_B)
+    A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    T_A = triangular_whitener(A) if whitener_A is None else whitener_A
+    T_B = triangular_whitener(B) if whitener_B is None else whitener_B
+    return T_A, np.swapaxes(A, -1, -2) @ B, T_B
+
+
+def whitened_cosines(T_A: np.ndarray, C: np.ndarray, T_B: np.ndarray) -> np.ndarray:
+    """The principal cosines from ``whitened_gram``'s T_A, A^T B, T_B: the singular
+    values of T_A^T (A^T B) T_B = Q_A^T Q_B, descending, each in [0, 1]."""
+    M = np.swapaxes(T_A, -1, -2) @ C @ T_B
+    return np.clip(np.linalg.svd(M, compute_uv=False), 0.0, 1.0)
 
 
 def principal_cosines_gram(A: np.ndarray, B: np.ndarray, *,
@@ -97,13 +136,9 @@ def principal_cosines_gram(A: np.ndarray, B: np.ndarray, *,
     T_A^T (A^T B) T_B, which is Q_A^T Q_B for the orthonormal bases Q = W T of
     ``triangular_whitener``; no d x k basis is formed. Equal to ``principal_cosines`` up
     to float64 rounding (the cosines do not depend on the bases chosen). ``whitener_A``/
-    ``_B``: whiteners of A, B when already known (from ``whitener`` or
-    ``triangular_whitener``)."""
-    A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
-    T_A = triangular_whitener(A) if whitener_A is None else whitener_A
-    T_B = triangular_whitener(B) if whitener_B is None else whitener_B
-    M = np.swapaxes(T_A, -1, -2) @ (np.swapaxes(A, -1, -2) @ B) @ T_B
-    return np.clip(np.linalg.svd(M, compute_uv=False), 0.0, 1.0)
+    ``_B``: whiteners of A, B when already known (``whitened_gram``)."""
+    return whitened_cosines(*whitened_gram(A, B, whitener_A=whitener_A,
+                                           whitener_B=whitener_B))
 
 
 def _basis(W: np.ndarray, orthonormal: bool) -> np.ndarray:
@@ -127,11 +162,12 @@ def overlap(A: np.ndarray, B: np.ndarray, *, orthonormal: bool = False) -> np.nd
     once."""
     if np.ndim(A) > 3 and np.ndim(B) > 3 and len(A) == len(B):
         return np.stack([overlap(a, b, orthonormal=orthonormal) for a, b in zip(A, B, strict=True)])
-    A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
-    M = np.swapaxes(A, -1, -2) @ B
-    if not orthonormal:
-        M = np.swapaxes(triangular_whitener(A), -1, -2) @ M @ triangular_whitener(B)
-    return (M**2).sum((-1, -2)) / min(A.shape[-1], B.shape[-1])
+    if orthonormal:
+        M = np.swapaxes(np.asarray(A, np.float64), -1, -2) @ np.asarray(B, np.float64)
+    else:
+        T_A, C, T_B = whitened_gram(A, B)
+        M = np.swapaxes(T_A, -1, -2) @ C @ T_B
+    return (M**2).sum((-1, -2)) / min(np.shape(A)[-1], np.shape(B)[-1])
 
 
 def energy_fraction(x: np.ndarray, W: np.ndarray, *, orthonormal: bool = False) -> np.ndarray:

@@ -3,6 +3,7 @@ import pytest
 
 from attention_book.subspaces import (
     energy_fraction,
+    gram_blocks,
     orthonormal_basis,
     overlap,
     principal_cosines,
@@ -10,6 +11,8 @@ from attention_book.subspaces import (
     qr_basis,
     random_frames,
     triangular_whitener,
+    whitened_cosines,
+    whitened_gram,
     whitener,
 )
 
@@ -128,3 +131,24 @@ def test_triangular_whitener_is_a_cholesky_whitener_and_falls_back_on_lost_rank(
     assert np.array_equal(triangular_whitener(deficient), whitener(deficient))
     assert np.array_equal(triangular_whitener(np.zeros((10, 2))), np.zeros((2, 2)))
 
+
+def test_gram_blocks_are_the_three_products_and_feed_the_whiteners():
+    rng = np.random.default_rng(10)
+    A = rng.standard_normal((2, 40, 5)).astype(np.float32)
+    B = rng.standard_normal((2, 40, 3)).astype(np.float32)
+    A64, B64 = A.astype(np.float64), B.astype(np.float64)
+    G_A, C, G_B = gram_blocks(A, B)
+    assert np.allclose(G_A, np.swapaxes(A64, -1, -2) @ A64, rtol=1e-14, atol=0)
+    assert np.allclose(C, np.swapaxes(A64, -1, -2) @ B64, rtol=1e-14, atol=1e-12)
+    assert np.allclose(G_B, np.swapaxes(B64, -1, -2) @ B64, rtol=1e-14, atol=0)
+    assert np.allclose(triangular_whitener(A, gram=G_A), triangular_whitener(A), atol=1e-12)
+    T_A, C_, T_B = whitened_gram(A, B)                 # the joint route
+    assert np.array_equal(C_, C)
+    assert np.allclose(whitened_cosines(T_A, C_, T_B), principal_cosines(A, B), atol=1e-12)
+    given = whitened_gram(A, B, whitener_B=T_B)        # a known whitener: the plain route
+    assert np.array_equal(given[2], T_B)
+    assert np.allclose(given[1], C, atol=1e-12)
+    deficient = A.copy()
+    deficient[1, :, 4] = deficient[1, :, 0]            # lost rank: eigh's whitener
+    G_d = gram_blocks(deficient, B)[0]
+    assert np.array_equal(triangular_whitener(deficient, gram=G_d), whitener(deficient))
