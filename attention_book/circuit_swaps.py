@@ -101,15 +101,17 @@ def layer_swap_effects(model: GPT2, layer: int, x: np.ndarray,
         else trace_swap_effects(w, trace())))
 
 
-def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int) -> float:
+def pattern_shift_downstream(model: GPT2, x: np.ndarray, reader: int,
+                             base: AttentionTrace | None = None) -> float:
     """The largest total-variation change of a pattern row of layer ``reader`` when layer
     0's OV parameters come from the neighbours, on the attention path
     ``x -> x + attn_0(x)``. Layer 1 reads what layer 0 wrote, so its patterns move; layer
-    0's own (``reader=0``) cannot."""
+    0's own (``reader=0``) cannot. ``base``, if given, is layer 0's trace on ``x``
+    (``attention(model.layers[0], x)``, e.g. a ``Case.trace(0)`` already at hand)."""
     if reader not in (0, 1):
         raise ValueError(f"reader is layer 0 or 1, not {reader}")
     w0, eps = model.layers[0], model.config.eps
-    base = attention(w0, x, eps=eps)
+    base = attention(w0, x, eps=eps) if base is None else base
     if reader == 0:
         after = attention(from_neighbour(w0, OV_PARAMETERS), x, eps=eps).pattern
         return float(total_variation(after, base.pattern).max())

@@ -77,6 +77,10 @@ def test_an_ov_exchange_moves_the_next_layers_pattern_not_its_own(small):
     model, x = small
     assert pattern_shift_downstream(model, x, 0) == 0
     assert pattern_shift_downstream(model, x, 1) > 0.01
+    base = attention(model.layers[0], x, eps=model.config.eps)  # a trace already at hand
+    for reader in (0, 1):
+        assert (pattern_shift_downstream(model, x, reader, base)
+                == pattern_shift_downstream(model, x, reader))
 
 
 def test_bad_requests_say_what_is_wrong(small):

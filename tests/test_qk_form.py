@@ -122,3 +122,14 @@ def test_the_extreme_directions_are_eigenvectors_to_rounding_even_at_a_repeated_
     for end, which in ((0, 0), (1, -1)):
         residual = S @ v[:, end, :, None] - lam[:, which, None, None] * v[:, end, :, None]
         assert np.abs(residual).max() < 1e-10 * np.abs(lam).max()
+
+
+def test_the_gram_blocks_are_the_three_products_and_full_is_their_block_matrix():
+    rng = np.random.default_rng(3)
+    W_Q, W_K = (rng.standard_normal((2, 40, 5)).astype(np.float32) for _ in range(2))
+    g = Grams.of(W_Q, W_K)
+    Q, K = W_Q.astype(np.float64), W_K.astype(np.float64)
+    for block, product in ((g.qq, Q.transpose(0, 2, 1) @ Q), (g.qk, Q.transpose(0, 2, 1) @ K),
+                           (g.kk, K.transpose(0, 2, 1) @ K)):
+        assert np.allclose(block, product, rtol=1e-13, atol=1e-13)
+    assert np.array_equal(g.full, np.block([[g.qq, g.qk], [g.qk.transpose(0, 2, 1), g.kk]]))
