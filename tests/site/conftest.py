@@ -32,6 +32,8 @@ from bs4 import BeautifulSoup
 
 from book_tools import browser as chromium_browser
 
+HERE = Path(__file__).resolve().parent
+
 
 def pytest_configure(config):
     if REQUIRE and not (SITE / "index.html").is_file():
@@ -48,6 +50,8 @@ def pytest_generate_tests(metafunc):
 def pytest_collection_modifyitems(config, items):
     first: dict[str, int] = {}
     for i, item in enumerate(items):
+        if not _ours(item):  # pytest hands this hook the unit tests too
+            continue
         item.add_marker(pytest.mark.slow)
         if (group := _group(item)) is not None:
             item.add_marker(pytest.mark.xdist_group(group))
@@ -58,9 +62,14 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: (where[id(item)], "phone" in item.fixturenames))
 
 
+def _ours(item) -> bool:
+    return HERE in item.path.parents
+
+
 def _group(item) -> str | None:
     page = getattr(getattr(item, "callspec", None), "params", {}).get("page")
-    return None if page is None else rel(page)
+    # (no built site: pytest's placeholder for an empty parameter set, not a page)
+    return rel(page) if _ours(item) and isinstance(page, Path) else None
 
 
 @pytest.fixture(scope="session")
