@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from html import escape
 
@@ -105,6 +106,25 @@ class Chapter:
         """One subject on one input set (its traces computed once)."""
         return next(c for c in self.cases(rows=True)
                     if c.subject == subject and c.inputs is self.subjects.input_sets[input_set])
+
+    def layers_together(self, case: Case, key: str | tuple,
+                       compute: Callable[[list[Case]], Iterable[list]]) -> list:
+        """``compute(cases)``'s results for ``case``, a list over layers, made for every case
+        of the chapter on the case's model together (the case alone if it is not among
+        them, as a counterfactual's is): ``compute`` yields, layer after layer, one result
+        per case, so a layer's weights, and what the cases share of them, are read once for
+        all. Each case keeps its own list under ``key``."""
+        cases = [c for c in self.cases(rows=True) if c.model is case.model]
+        if not any(c is case for c in cases):
+            cases = [case]
+
+        def every_case(_: Case) -> list:
+            per_case = [list(layers) for layers in zip(*compute(cases), strict=True)]
+            for c, layers in zip(cases, per_case, strict=True):
+                if c is not case:
+                    c.memo(key, lambda _, kept=layers: kept)
+            return per_case[next(i for i, c in enumerate(cases) if c is case)]
+        return case.memo(key, every_case)
 
     def verify(self, *checks: Check) -> VerdictTable:
         """Run each check everywhere, hand its verdict to the ledger, show one table."""
