@@ -23,10 +23,15 @@ if TYPE_CHECKING:
 
 
 def score_traces(case: Case) -> list[AttentionTrace]:
-    """The trace of every layer on ``case.layer_input(layer)``, value path left out."""
-    return case.memo("score traces", lambda c: [
-        attention(without_values(w), c.layer_input(layer), eps=c.model.config.eps)
-        for layer, w in enumerate(c.model.layers)])
+    """The trace of every layer on ``case.layer_input(layer)``, value path left out; or,
+    when the case runs the model forward (``Case.runs_forward``), the traces of that run,
+    whose queries, keys, scores and pattern are the same numbers."""
+    def compute(c: Case) -> list[AttentionTrace]:
+        if c.runs_forward:
+            return [c.trace(layer) for layer in range(c.model.config.n_layer)]
+        return [attention(without_values(w), c.layer_input(layer), eps=c.model.config.eps)
+                for layer, w in enumerate(c.model.layers)]
+    return case.memo("score traces", compute)
 
 
 def separate_scores(case: Case) -> np.ndarray:

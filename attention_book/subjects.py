@@ -231,11 +231,17 @@ class Case:
             self._traces[key] = compute(self)
         return self._traces[key]
 
+    @property
+    def runs_forward(self) -> bool:
+        """Whether its layers read the real residual stream, from one forward run that also
+        gives every layer's trace: token rows and the MLP weights."""
+        return self.inputs is not None and self.inputs.are_tokens and self.model.has_mlp
+
     def layer_input(self, layer: int) -> np.ndarray:
         """The rows layer ``layer`` reads: with token rows and the MLP weights, the real
         residual stream; otherwise the input rows themselves for every layer (real inputs
         for layer 0, a probe for the deeper ones)."""
-        if not (self.inputs is not None and self.inputs.are_tokens and self.model.has_mlp):
+        if not self.runs_forward:
             return self.x
         if layer == 0 and "residuals" not in self._traces:  # the stream starts as the rows
             return self.model.check_rows(self.x)

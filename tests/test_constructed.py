@@ -51,6 +51,21 @@ def test_layer_input_is_the_real_stream_only_for_token_rows_with_mlp():
     fresh = attention(m.layers[2], tokens.layer_input(2), eps=m.config.eps)
     assert all(np.array_equal(getattr(tokens.trace(2), f), getattr(fresh, f))
                for f in ("scores", "pattern", "head_writes", "out"))
+    assert tokens.runs_forward and not positions.runs_forward
+
+
+def test_score_traces_are_the_forward_runs_when_the_case_makes_one():
+    from attention_book.head_scores import score_traces
+    from attention_book.lens_edits import without_values
+    from attention_book.subjects import Case, InputSet
+
+    m = random_gpt2(Config(n_layer=2, n_head=2, d_model=8, n_ctx=16), n_vocab=20, seed=2)
+    tokens = Case("m", InputSet("A", "tokens", (0, 1, 2), (1, 2, 3), ("a", "b", "c")), m)
+    assert all(t is tokens.trace(i) for i, t in enumerate(score_traces(tokens)))
+    for i, t in enumerate(score_traces(tokens)):  # the same numbers as without values
+        alone = attention(without_values(m.layers[i]), tokens.layer_input(i), eps=m.config.eps)
+        assert all(np.array_equal(getattr(t, f), getattr(alone, f))
+                   for f in ("q", "k", "scores", "pattern"))
 
 
 def test_a_traces_value_path_is_values_then_written():
